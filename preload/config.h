@@ -1,0 +1,30 @@
+/* config.h: the tracer's configuration, read once from GOTRACE_* environment variables.
+ * Invariants: parsing never fails: a bad value produces one "gotrace: " warning (through the
+ * warn callback) and the default; the parser takes its environment through a callback so it
+ * can be unit-tested, and allocates nothing (strings are copied into fixed arrays). */
+#ifndef GOTRACE_CONFIG_H
+#define GOTRACE_CONFIG_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_PATH_MAX 4096
+
+struct gt_config {
+    char out_pattern[GT_PATH_MAX]; /* GOTRACE_OUT, default "gotrace.%p.trace" */
+    uint32_t period_ms;            /* GOTRACE_PERIOD_MS, default 1000, range 10..3600000 */
+    int stacks;                    /* GOTRACE_STACKS, default 1 (0 or 1) */
+    uint32_t stack_depth;          /* GOTRACE_STACK_DEPTH, default 32, range 1..128 */
+    uint32_t buf_kb;               /* GOTRACE_BUF_KB: per-buffer size, default 64, range 4..64 */
+    uint32_t flush_mb;             /* GOTRACE_FLUSH_MB: buffered data that forces an early
+                                      generation, default 16, range 1..4096 */
+    int debug;                     /* GOTRACE_DEBUG, default 0 (0 or 1): tracer log on stderr */
+    int disable;                   /* GOTRACE_DISABLE, default 0: 1 = load but trace nothing */
+};
+
+typedef const char *(*config_getenv_fn)(const char *name);
+typedef void (*config_warn_fn)(const char *msg);
+void config_defaults(struct gt_config *c);
+void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_fn warn);
+/* Expand %p (pid) and %% in pattern into out (size outsz). Returns 0, or -1 if too long. */
+int config_expand_path(const char *pattern, long pid, char *out, size_t outsz);
+#endif

@@ -1,0 +1,18 @@
+# preload/: builds build/libgotrace.so. hooks_*.c hold the interposed functions only; every
+# other file is part of the core archive that the unit tests link against.
+PRELOAD_SRCS  := $(wildcard preload/*.c)
+PRELOAD_HOOKS := $(wildcard preload/hooks_*.c)
+PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRCS))
+PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -Ipreload -fPIC -fvisibility=hidden \
+                  -ftls-model=initial-exec $(UNWIND_CFLAGS) $(DW_CFLAGS) $(EXTRA_CFLAGS)
+PRELOAD_LIBS  := $(UNWIND_LIBS) $(DW_LIBS) -ldl -lpthread
+
+$(BUILD)/preload/%.o: preload/%.c $(wildcard preload/*.h) common/go_wire.h | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
+
+$(BUILD)/libgotrace_core.a: $(PRELOAD_CORE:preload/%.c=$(BUILD)/preload/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libgotrace.so: $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
+	$(CC) -shared -o $@ $^ $(PRELOAD_LIBS) $(EXTRA_LDFLAGS) -Wl,-z,defs

@@ -1,0 +1,23 @@
+/* stack.h: capture of the calling thread's stack and the process-wide stack table.
+ * A stack is a list of return addresses, innermost first, deduplicated into a stable id (> 0).
+ * Captured stacks skip the tracer's own frames except the outermost one (the interposed
+ * function, e.g. pthread_mutex_lock, is the leaf) and stop before the tracer's trampolines, so
+ * the outermost frame is `main` or the thread's start routine.
+ * Invariants: stack_capture and stack_mark are lock-free and malloc-free (libunwind's local
+ * unwinder is used with its caches primed at init); stack_foreach_marked runs on the flusher
+ * only, for a generation no thread writes any more. */
+#ifndef GOTRACE_STACK_H
+#define GOTRACE_STACK_H
+#include <stdint.h>
+
+int stack_init(int max_depth, int enabled); /* 0 on success */
+/* Capture the caller's stack; 0 when capture is disabled or fails. */
+uint64_t stack_capture(void);
+/* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). */
+uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
+void stack_mark(uint64_t id, uint64_t gen);
+typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
+void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);
+/* The tracer's trampolines live in this section; stacks stop at its frames. */
+#define GOTRACE_TRAMPOLINE __attribute__((section("gotrace_tramp"), noinline, used))
+#endif
