@@ -27,5 +27,9 @@ include preload/preload.mk
 include decoder/decoder.mk
 include test/test.mk
 
+# Each component appends its benchmarks to BENCH_SUITES; `make bench` runs them all.
+bench: all
+	@set -e; for s in $(BENCH_SUITES); do $(MAKE) --no-print-directory $$s; done
+
 clean:
 	rm -rf $(BUILD)

@@ -18,6 +18,9 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
 void stack_mark(uint64_t id, uint64_t gen);
 typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
 void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);
+/* The tracer's semantic API functions live in this section: stack_capture skips every leading
+ * frame inside it (and its own), so the first frame kept is the hook that called the API. */
+#define GOTRACE_API_FN __attribute__((section("gotrace_api"), noinline))
 /* The tracer's trampolines live in this section; stacks stop at its frames. */
 #define GOTRACE_TRAMPOLINE __attribute__((section("gotrace_tramp"), noinline, used))
 #endif
