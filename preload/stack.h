@@ -10,16 +10,28 @@
 #define GOTRACE_STACK_H
 #include <stdint.h>
 
-int stack_init(int max_depth, int enabled); /* 0 on success */
-/* Capture the caller's stack; 0 when capture is disabled or fails. */
+/* 0 on success, -1 if memory is unavailable. Call it before any thread
+ * captures: it sets libunwind's caching policy to per-thread (libunwind's global cache locks a
+ * pthread mutex, which would re-enter our hooks) and primes libunwind with one capture. Later
+ * calls keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and
+ * enabled. Each thread's first capture mmaps libunwind's per-thread trace cache. */
+int stack_init(int max_depth, int enabled);
+/* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
+ * full. stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler
+ * during a capture): callers must keep the per-thread re-entrancy guard around it. */
 uint64_t stack_capture(void);
-/* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). */
+/* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). pcs are return
+ * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
+ * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
 void stack_mark(uint64_t id, uint64_t gen);
 typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
 void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);
 /* The tracer's semantic API functions live in this section: stack_capture skips every leading
- * frame inside it (and its own), so the first frame kept is the hook that called the API. */
+ * frame inside it (and its own), so the first frame kept is the hook that called the API. Every
+ * tracer function between the hook and stack_capture must carry it (a non-API helper that is
+ * not inlined would become the leaf), and a hook must not tail-call the API (its own frame
+ * would vanish and the user's function would become the leaf). */
 #define GOTRACE_API_FN __attribute__((section("gotrace_api"), noinline))
 /* The tracer's trampolines live in this section; stacks stop at its frames. */
 #define GOTRACE_TRAMPOLINE __attribute__((section("gotrace_tramp"), noinline, used))

@@ -9,10 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int str_init(void);                             /* 0 on success, -1 if memory is unavailable */
+/* 0 on success, -1 if memory is unavailable; idempotent (later calls return the first result).
+ * Call it once before any thread can intern (the tracer's init, before stack_init/sym_init). */
+int str_init(void);
 uint64_t str_intern(const char *s, size_t len); /* 0 when the table is full */
 uint64_t str_intern_cstr(const char *s);
 void str_mark(uint64_t id, uint64_t gen); /* id used by an event of generation gen */
+/* The bytes of an id returned by str_intern (NUL-terminated), NULL for an unknown id. */
+const char *str_get(uint64_t id, size_t *len);
 typedef void (*str_visit_fn)(void *ctx, uint64_t id, const char *s, size_t len);
 void str_foreach_marked(uint64_t gen, str_visit_fn fn, void *ctx);
 #endif

@@ -12,9 +12,17 @@ struct sym_frame {
     uint64_t file_str; /* string id, 0 if unknown */
     uint64_t line;
 };
+/* 0 on success; calls str_init. Reports the process's current modules (cheap: debug info is
+ * read lazily, per module, at its first lookup). */
 int sym_init(void);
 /* Frames for return address pc (inlined frames expanded, innermost first), at most max;
- * returns how many were written (>= 1). */
+ * returns how many were written (>= 1 when max >= 1). The innermost frame has .pc == pc; the
+ * k-th enclosing inlined caller has .pc == pc | k << 56, so a pc still names one frame. No
+ * DWARF: the ELF symbol (or "module+0xoff") with the module's path as file and line 0; no
+ * module: func "?". Before sym_init: one frame with no strings. A caller filling a Stack must
+ * cap the total at GO_MAX_STACK_FRAMES (inline expansion can make a stack longer than its pcs)
+ * and str_mark the func/file ids it writes. With DEBUGINFOD_URLS set in the traced process,
+ * libdw may query debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
-void sym_fini(void);
+void sym_fini(void); /* frees the cache and the Dwfl; sym_init may be called again */
 #endif

@@ -1,0 +1,50 @@
+/* buf.h: trace buffers and the pool they come from, and the per-thread seqlock.
+ * A buffer holds the payload of one batch (events of one thread, one generation).
+ * Invariants: a buffer is written only by the thread that owns it, and only inside that thread's
+ * seqlock section (seq odd); the flusher reads it only after the generation it belongs to is
+ * closed and every section of that generation has ended. buf_get/buf_put are the only way
+ * buffer memory is obtained/returned (today anonymous mmap chunks; the interface is what a
+ * shared-file backing would implement). They take a spinlock and may mmap: callers use them only
+ * when a buffer fills, never per event. */
+#ifndef GOTRACE_BUF_H
+#define GOTRACE_BUF_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_buf {
+    struct gt_buf *next; /* link in a stream's full list or the pool's free list */
+    uint64_t base_ts;    /* timestamp the batch header carries (first event's time) */
+    uint64_t last_ts;    /* time of the last event written: dts are relative to it */
+    uint32_t len;        /* payload bytes used */
+    uint32_t cap;        /* payload capacity */
+    uint8_t data[];
+};
+
+/* One thread's events of one generation parity, in fill order: full buffers, then cur. */
+struct gt_stream {
+    struct gt_buf *cur;
+    struct gt_buf *full_head, *full_tail;
+};
+
+int buf_pool_init(size_t buf_bytes);
+struct gt_buf *buf_get(void); /* NULL when memory is exhausted */
+void buf_put(struct gt_buf *b);
+/* Bytes in buffers handed out and not yet returned (drives early generation switches). */
+size_t buf_bytes_in_use(void);
+/* After fork, in the child: the pool lock may have been held by a thread that is gone. */
+void buf_pool_reset_lock(void);
+
+/* Appends b to s's full list (owner only). */
+void stream_push_full(struct gt_stream *s, struct gt_buf *b);
+/* Returns every buffer of s (full ones, then cur) to the pool and empties s (flusher only). */
+void stream_release(struct gt_stream *s);
+
+/* A tiny test-and-test-and-set lock for the tracer's rare internal critical sections (never
+ * held across a blocking call). Not a pthread mutex, so it never re-enters our hooks. */
+typedef struct {
+    atomic_int v;
+} gt_spinlock;
+void spin_lock(gt_spinlock *l);
+static inline void spin_unlock(gt_spinlock *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }
+#endif

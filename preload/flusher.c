@@ -1,0 +1,423 @@
+/* flusher.c: generation switches and the output file. See flusher.h for the invariants.
+ * Runs on the flusher thread (or, for exec and exit, on the thread that asks), always under
+ * the flush lock; it may allocate (it is never on the event path). */
+#include "flusher.h"
+
+#include "clock.h"
+#include "event.h"
+#include "go_wire.h"
+#include "log.h"
+#include "stack.h"
+#include "status.h"
+#include "strings.h"
+#include "symbolize.h"
+#include "real.h"
+#include "tracer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct bytes {
+    uint8_t *p;
+    size_t len, cap;
+};
+
+static struct {
+    int fd;
+    char path[GT_PATH_MAX];
+    uint32_t period_ms;
+    size_t flush_bytes;
+    _Atomic uint32_t wake;
+    atomic_int stopped;
+    atomic_int failed;
+    gt_spinlock lock;
+    uint64_t file_gen;
+    off_t good_size;
+    struct bytes out;
+    struct bytes mless[2];
+    uint64_t mless_ts[2];
+    struct gt_thread **snap;
+    size_t nsnap, capsnap;
+    size_t batch_start; /* offset of the open structural batch's size field */
+} F = {.fd = -1};
+
+/* ---- byte building (flusher only; allocation failures mark the flusher failed) ---- */
+
+static int reserve(struct bytes *b, size_t n)
+{
+    if (b->len + n <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 1 << 16;
+    while (cap < b->len + n) cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+        flusher_fail("out of memory while writing a generation");
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void put_bytes(struct bytes *b, const void *src, size_t n)
+{
+    if (reserve(b, n) == 0) {
+        memcpy(b->p + b->len, src, n);
+        b->len += n;
+    }
+}
+
+static void put_uv(struct bytes *b, uint64_t v)
+{
+    uint8_t tmp[GO_MAX_UVARINT_LEN];
+    put_bytes(b, tmp, (size_t)(put_uvarint(tmp, v) - tmp));
+}
+
+static void put_batch(uint64_t gen, uint64_t m, uint64_t ts, const uint8_t *data, size_t len)
+{
+    uint8_t hdr[GT_BATCH_HEADER_MAX];
+    put_bytes(&F.out, hdr, batch_header(hdr, gen, m, ts, len));
+    put_bytes(&F.out, data, len);
+}
+
+/* Structural batches (stacks, strings, frequency): header with a 3-byte size patched later. */
+static void struct_begin(uint64_t gen, uint8_t kind)
+{
+    put_bytes(&F.out, (uint8_t[]){GO_EV_EVENT_BATCH}, 1);
+    put_uv(&F.out, gen);
+    put_uv(&F.out, GO_NO_THREAD);
+    put_uv(&F.out, 0);
+    F.batch_start = F.out.len;
+    put_bytes(&F.out, (uint8_t[]){0x80, 0x80, 0}, 3);
+    put_bytes(&F.out, &kind, 1);
+}
+
+static void struct_end(void)
+{
+    if (atomic_load(&F.failed)) return;
+    size_t size = F.out.len - F.batch_start - 3;
+    uint8_t *p = F.out.p + F.batch_start;
+    p[0] = (uint8_t)(0x80 | (size & 0x7f));
+    p[1] = (uint8_t)(0x80 | ((size >> 7) & 0x7f));
+    p[2] = (uint8_t)(size >> 14);
+}
+
+/* Starts a new batch of the same kind when the next item might not fit. */
+static void struct_room(uint64_t gen, uint8_t kind, size_t item_max)
+{
+    if (F.out.len - F.batch_start - 3 + item_max > GO_MAX_BATCH_PAYLOAD) {
+        struct_end();
+        struct_begin(gen, kind);
+    }
+}
+
+/* ---- statuses at the switch ---- */
+
+struct prefix_ctx {
+    uint8_t *bytes;
+    uint32_t *len;
+};
+
+static void prefix_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    struct prefix_ctx *c = ctx;
+    uint8_t tmp[GT_EV_MAX];
+    size_t k = (size_t)(ev_encode(tmp, type, 0, n, args) - tmp);
+    if (*c->len + k > GT_PREFIX_MAX) return; /* cannot happen: at most two statuses */
+    memcpy(c->bytes + *c->len, tmp, k);
+    *c->len += (uint32_t)k;
+}
+
+static void mless_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    struct bytes *b = ctx;
+    uint8_t tmp[GT_EV_MAX];
+    put_bytes(b, tmp, (size_t)(ev_encode(tmp, type, 0, n, args) - tmp));
+}
+
+/* ---- the generation switch ---- */
+
+static void snap_one(struct gt_thread *t, void *ctx)
+{
+    (void)ctx;
+    if (F.nsnap == F.capsnap) {
+        size_t cap = F.capsnap ? F.capsnap * 2 : 256;
+        struct gt_thread **s = realloc(F.snap, cap * sizeof *s);
+        if (!s) {
+            atomic_store(&F.failed, 1);
+            return;
+        }
+        F.snap = s;
+        F.capsnap = cap;
+    }
+    F.snap[F.nsnap++] = t;
+}
+
+/* Waits until t is not inside a section that began before the switch. */
+static int wait_section(struct gt_thread *t)
+{
+    uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst);
+    if (!(s & 1)) return 0;
+    uint64_t deadline = gt_now() + 2 * GT_TICKS_PER_SEC;
+    for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
+        if (i > 100) {
+            if (gt_now() > deadline) return -1;
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
+{
+    uint64_t gen = *(uint64_t *)ctx;
+    struct sym_frame fr[GO_MAX_STACK_FRAMES];
+    int nf = 0;
+    for (int i = 0; i < n && nf < GO_MAX_STACK_FRAMES; i++)
+        nf += sym_lookup(pcs[i], fr + nf, GO_MAX_STACK_FRAMES - nf);
+    struct_room(F.file_gen + 1, GO_EV_STACKS, 3 * 10 + (size_t)nf * 40);
+    put_bytes(&F.out, (uint8_t[]){GO_EV_STACK}, 1);
+    put_uv(&F.out, id);
+    put_uv(&F.out, (uint64_t)nf);
+    for (int i = 0; i < nf; i++) {
+        str_mark(fr[i].func_str, gen);
+        str_mark(fr[i].file_str, gen);
+        put_uv(&F.out, fr[i].pc);
+        put_uv(&F.out, fr[i].func_str);
+        put_uv(&F.out, fr[i].file_str);
+        put_uv(&F.out, fr[i].line);
+    }
+}
+
+static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
+{
+    (void)ctx;
+    if (!id) return;
+    struct_room(F.file_gen + 1, GO_EV_STRINGS, 3 * 10 + len);
+    put_bytes(&F.out, (uint8_t[]){GO_EV_STRING}, 1);
+    put_uv(&F.out, id);
+    put_uv(&F.out, len);
+    put_bytes(&F.out, s, len);
+}
+
+static int write_all(const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(F.fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Encodes generation gen (internal number) as file generation F.file_gen + 1 and writes it. */
+static void write_generation(uint64_t gen)
+{
+    int par = (int)(gen & 1);
+    uint64_t fg = F.file_gen + 1;
+    F.out.len = 0;
+    if (F.file_gen == 0) put_bytes(&F.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
+    size_t events_start = F.out.len;
+    if (F.mless[par].len) put_batch(fg, GO_NO_THREAD, F.mless_ts[par], F.mless[par].p, F.mless[par].len);
+    for (size_t i = 0; i < F.nsnap; i++) {
+        struct gt_thread *t = F.snap[i];
+        uint64_t m = (uint64_t)atomic_load(&t->tid);
+        if (t->prefix[par].len) put_batch(fg, m, t->prefix[par].ts, t->prefix[par].bytes, t->prefix[par].len);
+        struct gt_stream *st = &t->stream[par];
+        for (struct gt_buf *b = st->full_head; b; b = b->next)
+            if (b->len) put_batch(fg, m, b->base_ts, b->data, b->len);
+        if (st->cur && st->cur->len) put_batch(fg, m, st->cur->base_ts, st->cur->data, st->cur->len);
+    }
+    if (F.out.len == events_start) return; /* nothing happened: no generation */
+    struct_begin(fg, GO_EV_STACKS);
+    stack_foreach_marked(gen, visit_stack, &gen);
+    struct_end();
+    struct_begin(fg, GO_EV_STRINGS);
+    str_foreach_marked(gen, visit_string, NULL);
+    struct_end();
+    struct_begin(fg, GO_EV_FREQUENCY);
+    put_uv(&F.out, GT_TICKS_PER_SEC);
+    struct_end();
+    if (atomic_load(&F.failed)) return;
+    if (write_all(F.out.p, F.out.len) < 0) {
+        int e = errno;
+        if (ftruncate(F.fd, F.good_size) < 0) { /* keep what was whole; nothing else to do */
+        }
+        atomic_store(&F.failed, 1);
+        atomic_store(&gt_on, 0);
+        gt_log("cannot write %s: %s; tracing stops, the file keeps %llu complete generation(s)",
+               F.path, strerror(e), (unsigned long long)F.file_gen);
+        return;
+    }
+    F.good_size += (off_t)F.out.len;
+    F.file_gen = fg;
+}
+
+static void advance(void)
+{
+    if (atomic_load(&F.stopped)) return;
+    uint64_t n = atomic_load(&gt_gen);
+    uint64_t ts = gt_now();
+    atomic_store_explicit(&gt_gen, n + 1, memory_order_seq_cst);
+    F.nsnap = 0;
+    thread_foreach(snap_one, NULL);
+    for (size_t i = 0; i < F.nsnap; i++)
+        if (wait_section(F.snap[i]) < 0) {
+            flusher_fail("a thread stayed inside the tracer for 2 s (interrupted by a signal "
+                         "handler that never returned?)");
+            return;
+        }
+    int np = (int)((n + 1) & 1);
+    F.mless[np].len = 0;
+    F.mless_ts[np] = ts;
+    for (size_t i = 0; i < F.nsnap; i++) {
+        struct gt_thread *t = F.snap[i];
+        t->prefix[np].len = 0;
+        t->prefix[np].ts = ts;
+        struct prefix_ctx pc = {t->prefix[np].bytes, &t->prefix[np].len};
+        status_claim_switch(t, n + 1, prefix_emit, &pc, mless_emit, &F.mless[np]);
+    }
+    if (!atomic_load(&F.failed)) write_generation(n);
+    int par = (int)(n & 1);
+    for (size_t i = 0; i < F.nsnap; i++) {
+        stream_release(&F.snap[i]->stream[par]);
+        F.snap[i]->prefix[par].len = 0;
+    }
+    F.mless[par].len = 0;
+    thread_reap(n);
+}
+
+/* ---- the flusher thread ---- */
+
+static int only_thread_left(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n == 1;
+}
+
+static void futex_wait_ms(_Atomic uint32_t *w, uint32_t ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    gt_internal = 1;
+    uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+    while (!atomic_load(&F.stopped)) {
+        int idle = atomic_load(&gt_live) == 0;
+        uint64_t now = gt_now();
+        if (!atomic_load(&F.wake) && now < next) {
+            uint64_t left_ms = (next - now + 999999) / 1000000;
+            futex_wait_ms(&F.wake, idle ? 5 : (uint32_t)left_ms);
+        }
+        if (idle && only_thread_left()) {
+            /* Every application thread has ended (main called pthread_exit): glibc would now
+             * exit with status 0; this thread must not keep the process alive. */
+            flusher_final();
+            exit(0);
+        }
+        if (!atomic_exchange(&F.wake, 0) && gt_now() < next) continue;
+        spin_lock(&F.lock);
+        advance();
+        spin_unlock(&F.lock);
+        next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+    }
+    return NULL;
+}
+
+int flusher_start(const struct gt_config *cfg, const char *path)
+{
+    snprintf(F.path, sizeof F.path, "%s", path);
+    F.period_ms = cfg->period_ms;
+    F.flush_bytes = (size_t)cfg->flush_mb << 20;
+    F.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (F.fd < 0) {
+        gt_log("cannot create trace file %s: %s; running untraced", path, strerror(errno));
+        return -1;
+    }
+    if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int r = REAL(pthread_create)(&th, &attr, flusher_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        gt_log("cannot start the flusher thread: %s; running untraced", strerror(r));
+        close(F.fd);
+        F.fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+void flusher_note_buffer(void)
+{
+    if (buf_bytes_in_use() > F.flush_bytes && !atomic_load_explicit(&F.wake, memory_order_relaxed))
+        flusher_kick();
+}
+
+void flusher_kick(void)
+{
+    atomic_store(&F.wake, 1);
+    syscall(SYS_futex, &F.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void flusher_fail(const char *why)
+{
+    atomic_store(&gt_on, 0);
+    if (!atomic_exchange(&F.failed, 1))
+        gt_log("%s; tracing stops, %s keeps the generations written so far", why, F.path);
+}
+
+void flusher_flush_now(void)
+{
+    spin_lock(&F.lock);
+    advance();
+    spin_unlock(&F.lock);
+}
+
+void flusher_final(void)
+{
+    spin_lock(&F.lock);
+    if (!atomic_load(&F.stopped)) {
+        advance();
+        atomic_store(&F.stopped, 1);
+        atomic_store(&gt_on, 0);
+    }
+    spin_unlock(&F.lock);
+    flusher_kick();
+}
+
+void flusher_forget(void)
+{
+    atomic_store(&F.stopped, 1);
+    atomic_store(&gt_on, 0);
+    atomic_store(&F.lock.v, 0);
+    if (F.fd >= 0) close(F.fd);
+    F.fd = -1;
+}

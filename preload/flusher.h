@@ -1,0 +1,22 @@
+/* flusher.h: generations and the output file (Go's trace.go advance + tracebuf flushing).
+ * A flusher thread switches the generation every period (sooner when buffered data passes the
+ * configured size), waits until no thread is inside a section of the old generation, claims
+ * the new generation's statuses for threads that did not yet write them, and writes the old
+ * generation: its batches, stack table, string table and frequency, as one contiguous write.
+ * Invariants: only one switch runs at a time (the flush lock); generations are written in
+ * order, each complete and self-contained, numbered 1, 2, 3... in the file; after a write
+ * error or memory exhaustion nothing more is written, so the file keeps only whole
+ * generations; the flusher thread never emits events (gt_internal). */
+#ifndef GOTRACE_FLUSHER_H
+#define GOTRACE_FLUSHER_H
+#include "config.h"
+
+int flusher_start(const struct gt_config *cfg, const char *path);
+void flusher_note_buffer(void); /* a buffer was taken from the pool: kick if over threshold */
+void flusher_kick(void);        /* wake the flusher thread now */
+void flusher_fail(const char *why);
+void flusher_flush_now(void); /* switch and write synchronously (before exec) */
+void flusher_final(void);     /* last switch and write; nothing is written after it */
+/* After fork, in the child. */
+void flusher_forget(void);
+#endif

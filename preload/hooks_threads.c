@@ -1,0 +1,189 @@
+/* hooks_threads.c: interposed thread lifecycle functions: __libc_start_main (to name and bound
+ * the main thread), pthread_create, the pthread_join family, exec*, _exit.
+ * Invariants: each hook returns exactly what the real function returns, with the same errno;
+ * with tracing off or inside the tracer it only forwards. The trampolines are the outermost
+ * tracer frames of every traced thread (section gotrace_tramp: stacks stop there). */
+#include "real.h"
+#include "stack.h"
+#include "tracer.h"
+#include "waitq.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---- the main thread ---- */
+
+static int (*app_main)(int, char **, char **);
+
+static void main_cleanup(void *arg)
+{
+    (void)arg;
+    struct gt_thread *t = gt_self;
+    if (t) tr_thread_exit(t);
+}
+
+GOTRACE_TRAMPOLINE static int main_trampoline(int argc, char **argv, char **envp)
+{
+    tr_main_start((void *)app_main);
+    int r;
+    pthread_cleanup_push(main_cleanup, NULL);
+    r = app_main(argc, argv, envp);
+    pthread_cleanup_pop(0);
+    __asm__ volatile("" : "+r"(r)); /* keeps this frame: no tail call into main */
+    return r;
+}
+
+EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+                             void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
+                             void *stack_end)
+{
+    real_init();
+    app_main = main;
+    return gt_real.libc_start_main(main_trampoline, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* ---- threads ---- */
+
+static void thread_cleanup(void *arg) { tr_thread_exit(arg); }
+
+GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
+{
+    struct gt_thread *t = arg;
+    void *(*start)(void *) = t->start;
+    void *start_arg = t->arg;
+    tr_thread_start(t);
+    void *ret;
+    pthread_cleanup_push(thread_cleanup, t);
+    ret = start(start_arg);
+    pthread_cleanup_pop(1);
+    __asm__ volatile("" : "+r"(ret));
+    return ret;
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
+                          void *arg)
+{
+    struct gt_thread *self = tr_current();
+    struct gt_thread *child = self ? tr_create_prepare(self, start, arg) : NULL;
+    if (!child) return REAL(pthread_create)(th, attr, start, arg);
+    int r = REAL(pthread_create)(th, attr, thread_trampoline, child);
+    if (r != 0) tr_create_failed(child);
+    return r;
+}
+
+/* ---- joins: try first; only a join that waits is a block ---- */
+
+#define JOIN_HOOK(call_real)                                                                       \
+    struct gt_thread *self = tr_current();                                                         \
+    if (!self) return call_real;                                                                   \
+    int r = REAL(pthread_tryjoin_np)(th, ret);                                                     \
+    if (r != EBUSY) return r;                                                                      \
+    int traced = tr_block(self, GT_R_JOIN);                                                        \
+    if (traced) waitq_add((void *)(uintptr_t)th, self);                                            \
+    r = call_real;                                                                                 \
+    if (traced) {                                                                                  \
+        waitq_remove(self);                                                                        \
+        tr_unblock(self);                                                                          \
+    }                                                                                              \
+    return r
+
+EXPORT int pthread_join(pthread_t th, void **ret) { JOIN_HOOK(REAL(pthread_join)(th, ret)); }
+
+EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+{
+    JOIN_HOOK(REAL(pthread_timedjoin_np)(th, ret, abstime));
+}
+
+EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
+                                const struct timespec *abstime)
+{
+    JOIN_HOOK(REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
+}
+
+/* ---- exec: the trace so far is complete before the image is replaced ---- */
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    tracer_flush_now();
+    return REAL(execve)(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+    tracer_flush_now();
+    return REAL(execv)(path, argv);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+    tracer_flush_now();
+    return REAL(execvp)(file, argv);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    tracer_flush_now();
+    return REAL(execvpe)(file, argv, envp);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    tracer_flush_now();
+    return REAL(fexecve)(fd, argv, envp);
+}
+
+/* execl* are variadic: collect the arguments and go through the v variants above. */
+#define COLLECT_ARGS(first, ap, argv, extra_env)                                                   \
+    size_t n = 1;                                                                                  \
+    va_start(ap, first);                                                                           \
+    while (va_arg(ap, char *)) n++;                                                                \
+    va_end(ap);                                                                                    \
+    char *argv[n + 1];                                                                             \
+    va_start(ap, first);                                                                           \
+    argv[0] = (char *)first;                                                                       \
+    for (size_t i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);                                  \
+    extra_env;                                                                                     \
+    va_end(ap)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execv(path, argv);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execvp(file, argv);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    char *const *envp;
+    COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
+    return execve(path, argv, envp);
+}
+
+/* ---- _exit skips destructors: write the last generation first ---- */
+
+EXPORT void _exit(int status)
+{
+    tracer_shutdown();
+    REAL(_exit)(status);
+    __builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+    tracer_shutdown();
+    REAL(_Exit)(status);
+    __builtin_unreachable();
+}

@@ -1,0 +1,199 @@
+/* intern.c: lock-free append-only hash set with dense ids. See intern.h for the invariants.
+ * Layout: an mmap'd slot array (open addressing, linear probing), an mmap'd entry array indexed
+ * by id, and an mmap'd bump arena holding the key bytes. Insert claims an empty slot by CAS
+ * with (tag << 32), takes the next id, copies the key, fills entries[id], then publishes
+ * (tag << 32 | id) with a release store; readers acquire the slot before reading the entry.
+ * A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0. */
+#include "intern.h"
+
+#include "log.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define CHUNK_SIZE (1u << 20)
+#define DEAD_ID 0xffffffffu    /* a claimed slot whose insert failed: never matches */
+#define WAIT_SPINS (1u << 10)  /* pause loops before yielding while a slot is being filled */
+#define WAIT_YIELDS (1u << 14) /* yields before giving up (the filler may be our own thread) */
+
+struct intern_entry {
+    const unsigned char *bytes;
+    uint64_t len;
+    _Atomic uint64_t mark[2];
+};
+
+struct intern_chunk {
+    _Atomic uint64_t used;
+    uint64_t size;
+    unsigned char data[];
+};
+
+static void *map(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static struct intern_chunk *chunk_new(void)
+{
+    struct intern_chunk *c = map(CHUNK_SIZE);
+    if (c) c->size = CHUNK_SIZE - sizeof *c;
+    return c;
+}
+
+int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
+{
+    uint64_t nslots = (uint64_t)1 << log2_slots;
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->mask = nslots - 1;
+    s->max_ids = nslots / 4 * 3;
+    atomic_flag_clear(&s->chunk_lock);
+    s->slots = map(nslots * sizeof *s->slots);
+    s->entries = map((s->max_ids + 1) * sizeof *s->entries);
+    struct intern_chunk *c = chunk_new();
+    if (!s->slots || !s->entries || !c) return -1;
+    atomic_store_explicit(&s->chunk, c, memory_order_release);
+    return 0;
+}
+
+/* 64-bit hash, 8 bytes per step (the keys are mostly pc arrays). */
+static uint64_t hash(const unsigned char *p, size_t len)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    if (len) {
+        w = 0;
+        memcpy(&w, p, len);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* len bytes of arena, 8-byte aligned; NULL if no memory. */
+static unsigned char *arena_alloc(struct intern_set *s, uint64_t len)
+{
+    len = (len + 7) & ~(uint64_t)7;
+    for (;;) {
+        struct intern_chunk *c = atomic_load_explicit(&s->chunk, memory_order_acquire);
+        uint64_t off = atomic_fetch_add_explicit(&c->used, len, memory_order_relaxed);
+        if (off + len <= c->size) return c->data + off;
+        while (atomic_flag_test_and_set_explicit(&s->chunk_lock, memory_order_acquire))
+            sched_yield();
+        struct intern_chunk *fresh = NULL;
+        if (atomic_load_explicit(&s->chunk, memory_order_relaxed) == c) {
+            fresh = chunk_new();
+            if (fresh) atomic_store_explicit(&s->chunk, fresh, memory_order_release);
+        }
+        int failed = !fresh && atomic_load_explicit(&s->chunk, memory_order_relaxed) == c;
+        atomic_flag_clear_explicit(&s->chunk_lock, memory_order_release);
+        if (failed) return NULL;
+    }
+}
+
+static void warn_full(const struct intern_set *s)
+{
+    gt_warn_once(full, "the %s table is full; further entries are dropped", s->name);
+}
+
+/* Fill a slot we claimed; returns the id, or 0 (slot marked dead) if out of ids or memory. */
+static uint64_t fill(struct intern_set *s, _Atomic uint64_t *slot, uint64_t tag, const void *key,
+                     size_t len)
+{
+    uint64_t id = atomic_fetch_add_explicit(&s->next_id, 1, memory_order_relaxed) + 1;
+    unsigned char *copy = id <= s->max_ids ? arena_alloc(s, len + 1) : NULL;
+    if (!copy) {
+        atomic_store_explicit(slot, tag | DEAD_ID, memory_order_release);
+        warn_full(s);
+        return 0;
+    }
+    memcpy(copy, key, len);
+    copy[len] = 0;
+    s->entries[id].bytes = copy;
+    s->entries[id].len = len;
+    atomic_store_explicit(slot, tag | id, memory_order_release);
+    return id;
+}
+
+/* Wait until a claimed slot is published; returns its value, or 0 if we gave up. */
+static uint64_t wait_filled(_Atomic uint64_t *slot, uint64_t v)
+{
+    for (uint32_t i = 0; (uint32_t)v == 0; i++) {
+        if (i >= WAIT_SPINS + WAIT_YIELDS) return 0;
+        if (i < WAIT_SPINS)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+        v = atomic_load_explicit(slot, memory_order_acquire);
+    }
+    return v;
+}
+
+uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
+{
+    if (len > INTERN_MAX_KEY) return 0;
+    uint64_t h = hash(key, len);
+    uint64_t tag = (h >> 32 | 1) << 32;
+    for (uint64_t n = 0, i = h & s->mask; n <= s->mask; n++, i = (i + 1) & s->mask) {
+        _Atomic uint64_t *slot = &s->slots[i];
+        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
+        if (v == 0) {
+            /* Reaching an empty slot means the key is absent: when out of ids, do not claim
+             * (a dead slot would lengthen every later probe). */
+            if (atomic_load_explicit(&s->next_id, memory_order_relaxed) >= s->max_ids) break;
+            if (atomic_compare_exchange_strong_explicit(slot, &v, tag, memory_order_acq_rel,
+                                                        memory_order_acquire))
+                return fill(s, slot, tag, key, len);
+        }
+        if ((v & ~(uint64_t)DEAD_ID) != tag) continue;
+        v = wait_filled(slot, v);
+        if (v == 0) {
+            gt_warn_once(stuck, "the %s table: a concurrent insert did not finish", s->name);
+            return 0;
+        }
+        uint64_t id = (uint32_t)v;
+        if (id == DEAD_ID) continue;
+        const struct intern_entry *e = &s->entries[id];
+        if (e->len == len && memcmp(e->bytes, key, len) == 0) return id;
+    }
+    warn_full(s);
+    return 0;
+}
+
+static uint64_t id_count(const struct intern_set *s)
+{
+    uint64_t n = atomic_load_explicit(&s->next_id, memory_order_relaxed);
+    return n < s->max_ids ? n : s->max_ids;
+}
+
+const void *intern_get(const struct intern_set *s, uint64_t id, size_t *len)
+{
+    if (id == 0 || id > id_count(s) || !s->entries[id].bytes) return NULL;
+    *len = s->entries[id].len;
+    return s->entries[id].bytes;
+}
+
+void intern_mark(struct intern_set *s, uint64_t id, uint64_t gen)
+{
+    if (id == 0 || id > s->max_ids) return;
+    _Atomic uint64_t *m = &s->entries[id].mark[gen & 1];
+    if (atomic_load_explicit(m, memory_order_relaxed) != gen + 1)
+        atomic_store_explicit(m, gen + 1, memory_order_relaxed);
+}
+
+void intern_foreach_marked(const struct intern_set *s, uint64_t gen, intern_visit_fn fn, void *ctx)
+{
+    uint64_t n = id_count(s);
+    for (uint64_t id = 1; id <= n; id++) {
+        const struct intern_entry *e = &s->entries[id];
+        if (atomic_load_explicit(&e->mark[gen & 1], memory_order_relaxed) == gen + 1 && e->bytes)
+            fn(ctx, id, e->bytes, e->len);
+    }
+}

@@ -1,0 +1,45 @@
+/* intern.h: a lock-free, append-only hash set of byte keys with dense, stable ids (1, 2, 3, ...),
+ * shared by the string table and the stack table.
+ * Invariants: intern_insert, intern_get and intern_mark are safe from any thread concurrently,
+ * never call malloc and take no lock, except a spinlock held only while mmap'ing a new arena
+ * chunk (rare); an inserter finding a slot another thread has claimed but not yet published for
+ * a key with the same hash waits for it (bounded, then gives up with 0). Entries are never
+ * removed or moved: an id and the bytes it names stay valid for the life of the process. Each
+ * entry has one mark word per generation parity: intern_foreach_marked(gen) is race-free as
+ * long as nobody marks gen or gen + 2 while it runs. When the set is full, intern_insert
+ * returns 0 and warns once. */
+#ifndef GOTRACE_INTERN_H
+#define GOTRACE_INTERN_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define INTERN_MAX_KEY 4096 /* longest key accepted (bytes) */
+
+struct intern_entry;
+struct intern_chunk;
+
+struct intern_set {
+    const char *name;             /* for the "table full" warning */
+    uint64_t mask;                /* slot count - 1 */
+    uint64_t max_ids;             /* ids are 1..max_ids (3/4 of the slots) */
+    _Atomic uint64_t *slots;      /* 0 empty, else hash tag << 32 | id (id 0: being filled) */
+    struct intern_entry *entries; /* indexed by id */
+    _Atomic uint64_t next_id;     /* last id handed out */
+    _Atomic(struct intern_chunk *) chunk; /* current arena chunk */
+    atomic_flag chunk_lock;
+};
+
+/* Set up a set with 2^log2_slots slots; 0 on success, -1 if mmap fails. Not thread-safe. */
+int intern_init(struct intern_set *s, const char *name, unsigned log2_slots);
+/* The id of key (inserting it if new), or 0 if the set is full or len > INTERN_MAX_KEY. The
+ * stored copy is 8-byte aligned and followed by a NUL byte. */
+uint64_t intern_insert(struct intern_set *s, const void *key, size_t len);
+/* The bytes of id (returned by intern_insert), NULL for an unknown id. */
+const void *intern_get(const struct intern_set *s, uint64_t id, size_t *len);
+/* Record that id is used in generation gen (no-op for id 0). */
+void intern_mark(struct intern_set *s, uint64_t id, uint64_t gen);
+typedef void (*intern_visit_fn)(void *ctx, uint64_t id, const void *key, size_t len);
+/* Visit, in id order, every entry marked with gen. */
+void intern_foreach_marked(const struct intern_set *s, uint64_t gen, intern_visit_fn fn, void *ctx);
+#endif

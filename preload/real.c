@@ -1,0 +1,34 @@
+/* real.c: resolves the real functions once. See real.h for the invariants. */
+#include "real.h"
+
+#include "log.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+struct gt_real gt_real;
+
+static void *resolve(const char *name, const char *version)
+{
+    void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+    if (!p) p = dlsym(RTLD_NEXT, name);
+    return p;
+}
+
+void real_init(void)
+{
+    static atomic_int done;
+    if (atomic_load_explicit(&done, memory_order_acquire)) return;
+    struct gt_real r;
+#define GT_REAL_RESOLVE(name, ret, params, ver)                                                    \
+    r.name = (ret(*) params)resolve(#name, ver);                                                   \
+    if (!r.name) gt_log("cannot resolve %s; this program cannot run under the tracer", #name);
+    GT_REAL_FUNCS(GT_REAL_RESOLVE)
+#undef GT_REAL_RESOLVE
+    r.libc_start_main = (int (*)(int (*)(int, char **, char **), int, char **, void (*)(void),
+                                 void (*)(void), void (*)(void), void *))resolve("__libc_start_main", 0);
+    /* Concurrent first calls resolve the same values; publishing twice is harmless. */
+    gt_real = r;
+    atomic_store_explicit(&done, 1, memory_order_release);
+}

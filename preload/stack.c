@@ -1,0 +1,91 @@
+/* stack.c: stack capture with libunwind's unw_backtrace (its per-thread fast trace cache) and
+ * the process-wide stack table (an intern set keyed by the pc array). See stack.h for the
+ * invariants. Frame selection: leading frames whose return address lies in section gotrace_api
+ * (stack_capture itself and the tracer API) are dropped; the stack ends before the first frame
+ * in section gotrace_tramp; at most max_depth frames are kept. The section bounds come from the
+ * linker's __start_/__stop_ symbols (weak: an absent section selects nothing). */
+#define UNW_LOCAL_ONLY
+#include "stack.h"
+
+#include "go_wire.h"
+#include "intern.h"
+
+#include <libunwind.h>
+
+#define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
+
+#define SECTION_BOUNDS(name)                                                                       \
+    extern const char __start_##name[] __attribute__((weak, visibility("hidden")));                \
+    extern const char __stop_##name[] __attribute__((weak, visibility("hidden")))
+SECTION_BOUNDS(gotrace_api);
+SECTION_BOUNDS(gotrace_tramp);
+
+static struct intern_set stacks;
+static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
+static int capture; /* capture enabled */
+static int ready;   /* table initialised */
+
+/* pc is a return address: the call instruction, hence the function, is at pc - 1. */
+static int in_section(const void *pc, const char *lo, const char *hi)
+{
+    uintptr_t a = (uintptr_t)pc - 1;
+    return lo && a >= (uintptr_t)lo && a < (uintptr_t)hi;
+}
+
+int stack_init(int max_depth, int enabled)
+{
+    if (!ready && intern_init(&stacks, "stack", 17) != 0) return -1;
+    ready = 1;
+    depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;
+    capture = enabled;
+    if (!enabled) return 0;
+    /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    void *warm[GO_MAX_STACK_FRAMES];
+    (void)unw_backtrace(warm, GO_MAX_STACK_FRAMES);
+    return 0;
+}
+
+GOTRACE_API_FN uint64_t stack_capture(void)
+{
+    if (!capture) return 0;
+    void *pcs[GO_MAX_STACK_FRAMES + SLACK];
+    int n = unw_backtrace(pcs, depth + SLACK);
+    int first = 0;
+    while (first < n && in_section(pcs[first], __start_gotrace_api, __stop_gotrace_api))
+        first++;
+    int end = first;
+    while (end < n && end - first < depth &&
+           !in_section(pcs[end], __start_gotrace_tramp, __stop_gotrace_tramp))
+        end++;
+    return stack_from_pcs((const uintptr_t *)pcs + first, end - first);
+}
+
+uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
+{
+    if (!ready || n <= 0) return 0;
+    if (n > GO_MAX_STACK_FRAMES) n = GO_MAX_STACK_FRAMES;
+    return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
+}
+
+void stack_mark(uint64_t id, uint64_t gen)
+{
+    if (ready) intern_mark(&stacks, id, gen);
+}
+
+struct visit {
+    stack_visit_fn fn;
+    void *ctx;
+};
+
+static void visit_one(void *ctx, uint64_t id, const void *key, size_t len)
+{
+    const struct visit *v = ctx;
+    v->fn(v->ctx, id, key, (int)(len / sizeof(uintptr_t)));
+}
+
+void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx)
+{
+    struct visit v = {fn, ctx};
+    if (ready) intern_foreach_marked(&stacks, gen, visit_one, &v);
+}

@@ -1,0 +1,29 @@
+/* status.h: G and P state transitions and the status events that make every generation stand
+ * alone (Go's tracestatus). All changes of a state word go through g_move/p_move, which claim
+ * the generation (see thread.h) and emit the status describing the word before the change.
+ * Invariants: lock-free (CAS loops); the status of a binding state (G Running/Syscall, P
+ * Running/Syscall) is only ever emitted by the owner thread or into the owner's stream. */
+#ifndef GOTRACE_STATUS_H
+#define GOTRACE_STATUS_H
+#include "thread.h"
+
+/* Where events go: a thread's stream inside its section, or a flusher-owned byte area. */
+typedef void (*gt_emit_fn)(void *ctx, uint8_t type, int n, const uint64_t *args);
+
+enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
+#define SMASK(st) (1u << (st))
+
+/* Moves t's G word, if its state is in mask, to state `to` in generation gen, adding
+ * inc[old state] to its sequence. *seq0 = the sequence before (0 when this claimed the
+ * generation), *from = the old state. MOVE_SKEW: the word already belongs to a later
+ * generation (the caller restarts its section). */
+int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx);
+int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
+           uint64_t *seq0, gt_emit_fn emit, void *ctx);
+/* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
+ * of a thread that runs (tid != 0) go to own(own_ctx); those of a created, not yet started
+ * thread to anon(anon_ctx). */
+void status_claim_switch(struct gt_thread *t, uint64_t gen, gt_emit_fn own, void *own_ctx,
+                         gt_emit_fn anon, void *anon_ctx);
+#endif

@@ -1,0 +1,137 @@
+/* thread.c: thread and P allocation, the registry. See thread.h for the invariants.
+ * Memory comes from mmap'd slabs, never malloc. A reaped thread waits two generations in limbo
+ * before reuse, so a waker still holding its address never touches a new thread's state. */
+#include "thread.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define SLAB_THREADS 64
+#define SLAB_PROCS 256
+
+static gt_spinlock reg_lock;
+static struct gt_thread *reg_head, *reg_tail;
+static struct gt_thread *limbo, *reusable; /* reaped threads; reusable after two generations */
+static uint64_t limbo_gen;
+static _Atomic uint64_t next_g = 1;
+
+static gt_spinlock proc_lock;
+static struct gt_p *proc_free;
+static uint64_t next_p;
+
+static void *slab(size_t bytes)
+{
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+struct gt_thread *thread_alloc(void)
+{
+    static struct gt_thread *fresh;
+    static size_t fresh_left;
+    struct gt_thread *t = NULL;
+    spin_lock(&reg_lock);
+    if (reusable) {
+        t = reusable;
+        reusable = t->next;
+    } else {
+        if (!fresh_left) {
+            fresh = slab(sizeof(struct gt_thread) * SLAB_THREADS);
+            fresh_left = fresh ? SLAB_THREADS : 0;
+        }
+        if (fresh_left) {
+            t = fresh++;
+            fresh_left--;
+        }
+    }
+    spin_unlock(&reg_lock);
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    t->g = atomic_fetch_add(&next_g, 1);
+    return t;
+}
+
+void thread_register(struct gt_thread *t)
+{
+    t->next = NULL;
+    spin_lock(&reg_lock);
+    if (reg_tail)
+        reg_tail->next = t;
+    else
+        reg_head = t;
+    reg_tail = t;
+    spin_unlock(&reg_lock);
+}
+
+void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
+{
+    spin_lock(&reg_lock);
+    for (struct gt_thread *t = reg_head; t; t = t->next) fn(t, ctx);
+    spin_unlock(&reg_lock);
+}
+
+void thread_reap(uint64_t gen)
+{
+    spin_lock(&reg_lock);
+    if (limbo && gen >= limbo_gen + 2) {
+        struct gt_thread *last = limbo;
+        while (last->next) last = last->next;
+        last->next = reusable;
+        reusable = limbo;
+        limbo = NULL;
+    }
+    struct gt_thread **pp = &reg_head, *prev = NULL;
+    while (*pp) {
+        struct gt_thread *t = *pp;
+        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen) {
+            *pp = t->next;
+            if (reg_tail == t) reg_tail = prev;
+            if (!limbo) limbo_gen = gen;
+            t->next = limbo;
+            limbo = t;
+        } else {
+            prev = t;
+            pp = &t->next;
+        }
+    }
+    spin_unlock(&reg_lock);
+}
+
+void thread_registry_reset(void)
+{
+    atomic_store(&reg_lock.v, 0);
+    atomic_store(&proc_lock.v, 0);
+    reg_head = reg_tail = NULL;
+}
+
+struct gt_p *proc_get(void)
+{
+    static struct gt_p *fresh;
+    static size_t fresh_left;
+    spin_lock(&proc_lock);
+    struct gt_p *p = proc_free;
+    if (p) {
+        proc_free = p->next_free;
+    } else {
+        if (!fresh_left) {
+            fresh = slab(sizeof(struct gt_p) * SLAB_PROCS);
+            fresh_left = fresh ? SLAB_PROCS : 0;
+        }
+        if (fresh_left) {
+            p = fresh++;
+            fresh_left--;
+            p->id = next_p++;
+            atomic_store(&p->word, word_make(0, GO_P_IDLE, 0));
+        }
+    }
+    spin_unlock(&proc_lock);
+    return p;
+}
+
+void proc_put(struct gt_p *p)
+{
+    spin_lock(&proc_lock);
+    p->next_free = proc_free;
+    proc_free = p;
+    spin_unlock(&proc_lock);
+}

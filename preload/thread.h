@@ -1,0 +1,88 @@
+/* thread.h: per-thread tracer state, goroutine (G) and proc (P) state words, the registry.
+ *
+ * Every traced thread is a goroutine with its own P, held from thread start to exit. A G's or
+ * P's trace state lives in one atomic word {claim_gen:32 | state:4 | seq:28}:
+ *  - state is the Go status (enum go_gstatus / go_pstatus; GT_G_NOTEXIST and GT_G_DEAD too);
+ *  - seq is the last sequence number written for it in generation claim_gen;
+ *  - claim_gen is the generation for which its status has been written. Whoever first changes
+ *    or describes the word in generation N (the owner, a waker, or the flusher at the switch)
+ *    moves claim_gen to N by CAS and writes the status that the word held before the change,
+ *    with seq restarting at 0. So every G/P gets exactly one status per generation before any
+ *    event of that generation concerns it, and exactly one writer wins every transition.
+ * Only the owner thread changes its P word and its own G word, except Waiting -> Runnable,
+ * which a waker may do. A section that finds claim_gen above its own generation restarts in
+ * the newer generation.
+ *
+ * The registry is a list in registration order (the order the flusher writes threads, so a dead
+ * thread's batches precede those of a later thread reusing its TID). Threads are added under a
+ * spinlock; only the flusher removes them, after their last generation is written. */
+#ifndef GOTRACE_THREAD_H
+#define GOTRACE_THREAD_H
+#include "buf.h"
+#include "go_wire.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum { GT_G_NOTEXIST = 0, GT_G_DEAD = 5 };
+
+static inline uint64_t word_make(uint64_t gen, unsigned state, uint64_t seq)
+{
+    return (gen << 32) | ((uint64_t)state << 28) | (seq & 0x0fffffff);
+}
+static inline uint64_t word_gen(uint64_t w) { return w >> 32; }
+static inline unsigned word_state(uint64_t w) { return (unsigned)(w >> 28) & 0xf; }
+static inline uint64_t word_seq(uint64_t w) { return w & 0x0fffffff; }
+
+struct gt_p {
+    _Atomic uint64_t word;
+    uint64_t id;
+    struct gt_p *next_free;
+};
+
+/* A place a thread waits: key is the primitive's address (see waitq.h). */
+struct gt_wait {
+    void *key;
+    struct gt_wait *prev, *next;
+};
+
+#define GT_PREFIX_MAX 160
+
+struct gt_thread {
+    _Atomic uint32_t seq; /* seqlock: odd while the owner writes events */
+    uint32_t depth;       /* owner only: >0 while inside the tracer (re-entrancy guard) */
+    uint64_t g;           /* goroutine id */
+    _Atomic uint64_t gword;
+    _Atomic int64_t tid; /* M: kernel TID, 0 until the thread runs */
+    struct gt_p *_Atomic p; /* owned P, NULL before start and after exit (owner writes) */
+    uint64_t block_stack;   /* stack of the current wait (read by wakers after Waiting) */
+    uint64_t syscall_stack; /* stack of the current syscall */
+    struct gt_stream stream[2]; /* events, by generation parity (owner writes) */
+    struct {                    /* statuses the flusher wrote at a switch (flusher only) */
+        uint8_t bytes[GT_PREFIX_MAX];
+        uint32_t len;
+        uint64_t ts;
+    } prefix[2];
+    struct gt_wait wait;   /* where this thread waits (waitq.c) */
+    _Atomic int exited;    /* set after the thread's last event */
+    uint64_t exit_gen;     /* generation of the last event */
+    pthread_t handle;      /* pthread_self() of the thread once it runs */
+    void *(*start)(void *); /* start routine and argument, for the trampoline */
+    void *arg;
+    struct gt_thread *next; /* registry */
+};
+
+/* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
+struct gt_thread *thread_alloc(void);
+void thread_register(struct gt_thread *t);
+/* Walks the registry; the callback must not register threads. Holds the registry lock. */
+void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx);
+/* Flusher only: unlinks threads that exited in a generation <= gen and frees them. */
+void thread_reap(uint64_t gen);
+/* After fork, in the child: forget every thread but keep; returns nothing. */
+void thread_registry_reset(void);
+
+struct gt_p *proc_get(void); /* a P from the free list or a new one (state Idle) */
+void proc_put(struct gt_p *p);
+#endif

@@ -1,0 +1,439 @@
+/* tracer.c: the semantic tracer API (Go's traceruntime). See tracer.h for the contract.
+ *
+ * Every event is written inside the calling thread's seqlock section: seq becomes odd, the
+ * generation is read, events go to the buffer of that generation's parity, seq becomes even.
+ * The flusher switches generations and waits for sections of the old one to end before taking
+ * its buffers. Stacks are captured before a section opens, so sections stay short. A section
+ * whose G word already belongs to a newer generation (a waker got there first) restarts. */
+#include "tracer.h"
+
+#include "clock.h"
+#include "event.h"
+#include "flusher.h"
+#include "log.h"
+#include "stack.h"
+#include "status.h"
+#include "strings.h"
+#include "waitq.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+__thread struct gt_thread *gt_self TLS_IE;
+__thread int gt_internal TLS_IE;
+atomic_int gt_on;
+_Atomic uint64_t gt_gen = 1;
+atomic_int gt_live;
+
+static const char *const reason_names[GT_R_COUNT] = {
+    [GT_R_JOIN] = "sync: join",         [GT_R_MUTEX] = "sync: mutex",
+    [GT_R_RWLOCK] = "sync: rwlock",     [GT_R_CONDVAR] = "sync: condvar",
+    [GT_R_SEMAPHORE] = "sync: semaphore", [GT_R_BARRIER] = "sync: barrier",
+    [GT_R_FUTEX] = "sync: futex",       [GT_R_SLEEP] = "sleep",
+    [GT_R_NETWORK] = "network",
+};
+static uint64_t reason_ids[GT_R_COUNT];
+
+void tr_reasons_init(void)
+{
+    for (int i = 0; i < GT_R_COUNT; i++) reason_ids[i] = str_intern_cstr(reason_names[i]);
+}
+
+/* ---- sections and event emission ---- */
+
+struct sect {
+    struct gt_thread *t;
+    uint64_t gen;
+    uint64_t ts;
+};
+
+static void sect_begin(struct sect *s, struct gt_thread *t)
+{
+    atomic_fetch_add_explicit(&t->seq, 1, memory_order_seq_cst);
+    s->t = t;
+    s->gen = atomic_load_explicit(&gt_gen, memory_order_seq_cst);
+    s->ts = gt_now();
+}
+
+static void sect_end(struct sect *s) { atomic_fetch_add_explicit(&s->t->seq, 1, memory_order_release); }
+
+static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    struct sect *s = ctx;
+    struct gt_stream *st = &s->t->stream[s->gen & 1];
+    struct gt_buf *b = st->cur;
+    if (__builtin_expect(!b || b->cap - b->len < GT_EV_MAX, 0)) {
+        struct gt_buf *nb = buf_get();
+        if (!nb) {
+            flusher_fail("out of memory for trace buffers");
+            return;
+        }
+        if (b) stream_push_full(st, b);
+        st->cur = b = nb;
+        b->base_ts = b->last_ts = s->ts;
+        flusher_note_buffer();
+    }
+    uint64_t dt = s->ts > b->last_ts ? s->ts - b->last_ts : 0;
+    if (s->ts > b->last_ts) b->last_ts = s->ts;
+    b->len = (uint32_t)(ev_encode(b->data + b->len, type, dt, n, args) - b->data);
+}
+
+#define EMIT(s, type, ...)                                                                         \
+    sect_emit((s), (type), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)),            \
+              (uint64_t[]){__VA_ARGS__})
+#define EMIT0(s, type) sect_emit((s), (type), 0, NULL)
+
+static const uint8_t INC0[8] = {0};
+static const uint8_t INC1[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+/* Back to Running: from Waiting GoUnblock + GoStart (2), from Runnable GoStart (1). */
+static const uint8_t INC_RESUME[8] = {[GO_G_WAITING] = 2, [GO_G_RUNNABLE] = 1};
+
+static unsigned g_state(struct gt_thread *t)
+{
+    return word_state(atomic_load_explicit(&t->gword, memory_order_acquire));
+}
+
+static uint64_t tid_of(struct gt_thread *t) { return (uint64_t)atomic_load(&t->tid); }
+
+static void mark(uint64_t gen, uint64_t stk) { stack_mark(stk, gen); }
+
+/* Claims the generation for the owner's P without changing it. */
+static void p_touch(struct sect *s)
+{
+    struct gt_p *p = atomic_load_explicit(&s->t->p, memory_order_relaxed);
+    uint64_t seq0;
+    if (!p) return;
+    uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
+    if (word_gen(w) < s->gen)
+        p_move(s->gen, p, SMASK(word_state(w)), word_state(w), 0, &seq0, sect_emit, s);
+}
+
+/* Claims the generation for the owner's G without changing it (it is Running). */
+static void g_touch(struct sect *s)
+{
+    uint64_t seq0;
+    unsigned from;
+    g_move(s->gen, s->t, SMASK(GO_G_RUNNING), GO_G_RUNNING, INC0, &seq0, &from, sect_emit, s);
+}
+
+/* A status fix-up after the G is Running again: gives Go's profiles a stack-carrying
+ * transition (docs/go-trace-format.md 6.5); the G's sequence restarts at 0. */
+static void running_fixup(struct sect *s, uint64_t stk)
+{
+    struct gt_thread *t = s->t;
+    mark(s->gen, stk);
+    EMIT(s, GO_EV_GO_STATUS_STACK, t->g, tid_of(t), GO_G_RUNNING, stk);
+    uint64_t w = atomic_load_explicit(&t->gword, memory_order_acquire);
+    while (!atomic_compare_exchange_weak_explicit(&t->gword, &w, word_make(s->gen, GO_G_RUNNING, 0),
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+    }
+}
+
+/* Brings the owner back to Running from Waiting, Runnable or Syscall; 0 if it was Running. */
+static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
+{
+    struct gt_thread *t = s->t;
+    int r = g_move(s->gen, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC_RESUME,
+                   seq0, from, sect_emit, s);
+    if (r == MOVE_OK) {
+        if (*from == GO_G_WAITING) {
+            mark(s->gen, t->block_stack);
+            EMIT(s, GO_EV_GO_UNBLOCK, t->g, *seq0 + 1, t->block_stack);
+            EMIT(s, GO_EV_GO_START, t->g, *seq0 + 2);
+        } else {
+            EMIT(s, GO_EV_GO_START, t->g, *seq0 + 1);
+        }
+        return 1;
+    }
+    if (r == MOVE_SKEW) return -1;
+    if (g_state(t) == GO_G_SYSCALL) {
+        struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
+        uint64_t ps;
+        p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s);
+        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s);
+        EMIT0(s, GO_EV_GO_SYSCALL_END);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- threads ---- */
+
+/* ProcStart, then (for a thread that creates itself) GoCreate, then GoStart. */
+static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, int create,
+                         uint64_t create_new, uint64_t create_stk)
+{
+    uint64_t ps, seq0;
+    unsigned from;
+    p_move(s->gen, p, SMASK(GO_P_IDLE), GO_P_RUNNING, 1, &ps, sect_emit, s);
+    EMIT(s, GO_EV_PROC_START, p->id, ps + 1);
+    atomic_store_explicit(&t->p, p, memory_order_release);
+    if (create) {
+        mark(s->gen, create_new);
+        mark(s->gen, create_stk);
+        EMIT(s, GO_EV_GO_CREATE, t->g, create_new, create_stk);
+        atomic_store_explicit(&t->gword, word_make(s->gen, GO_G_RUNNABLE, 0), memory_order_release);
+    }
+    g_move(s->gen, t, SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC1, &seq0, &from, sect_emit, s);
+    EMIT(s, GO_EV_GO_START, t->g, seq0 + 1);
+}
+
+/* A thread the tracer did not see being created: it creates itself (named by entry if given). */
+GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
+{
+    struct gt_p *p = proc_get();
+    struct gt_thread *t = p ? thread_alloc() : NULL;
+    if (!t) {
+        if (p) proc_put(p);
+        flusher_fail("out of memory for thread state");
+        return NULL;
+    }
+    atomic_store(&t->tid, (int64_t)syscall(SYS_gettid));
+    t->handle = pthread_self();
+    t->depth = 1;
+    gt_self = t;
+    thread_register(t);
+    uint64_t stk = stack_capture();
+    uintptr_t pc = (uintptr_t)entry + 1;
+    uint64_t named = entry ? stack_from_pcs(&pc, 1) : stk;
+    struct sect s;
+    sect_begin(&s, t);
+    first_events(&s, t, p, 1, named, stk);
+    sect_end(&s);
+    atomic_fetch_add(&gt_live, 1);
+    t->depth = 0;
+    return t;
+}
+
+struct gt_thread *tr_current_slow(void)
+{
+    if (gt_internal) return NULL;
+    if (!atomic_load_explicit(&gt_on, memory_order_acquire)) {
+        tracer_init();
+        if (!atomic_load_explicit(&gt_on, memory_order_acquire)) return NULL;
+    }
+    if (gt_self) return NULL; /* inside the tracer, or after the thread's exit */
+    int saved = errno;
+    struct gt_thread *t = adopt(NULL);
+    errno = saved;
+    return t;
+}
+
+GOTRACE_API_FN void tr_main_start(void *main_fn)
+{
+    if (gt_internal || gt_self || !atomic_load(&gt_on)) return;
+    int saved = errno;
+    adopt(main_fn);
+    errno = saved;
+}
+
+GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void *(*start)(void *),
+                                                   void *arg)
+{
+    if (g_state(self) != GO_G_RUNNING) return NULL;
+    int saved = errno;
+    struct gt_thread *child = thread_alloc();
+    if (!child) {
+        errno = saved;
+        return NULL;
+    }
+    child->start = start;
+    child->arg = arg;
+    self->depth++;
+    uint64_t stk = stack_capture();
+    uintptr_t pc = (uintptr_t)start + 1;
+    uint64_t named = stack_from_pcs(&pc, 1);
+    thread_register(child);
+    struct sect s;
+    sect_begin(&s, self);
+    p_touch(&s);
+    g_touch(&s);
+    mark(s.gen, stk);
+    mark(s.gen, named);
+    EMIT(&s, GO_EV_GO_CREATE, child->g, named, stk);
+    atomic_store_explicit(&child->gword, word_make(s.gen, GO_G_RUNNABLE, 0), memory_order_release);
+    sect_end(&s);
+    atomic_fetch_add(&gt_live, 1);
+    self->depth--;
+    errno = saved;
+    return child;
+}
+
+void tr_create_failed(struct gt_thread *child)
+{
+    atomic_store(&child->gword, word_make(atomic_load(&gt_gen), GT_G_DEAD, 0));
+    child->exit_gen = atomic_load(&gt_gen);
+    atomic_store_explicit(&child->exited, 1, memory_order_release);
+    atomic_fetch_sub(&gt_live, 1);
+}
+
+GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
+{
+    int saved = errno;
+    atomic_store(&t->tid, (int64_t)syscall(SYS_gettid));
+    t->handle = pthread_self();
+    t->depth = 1;
+    gt_self = t;
+    struct gt_p *p = proc_get();
+    if (!p) {
+        flusher_fail("out of memory for proc state");
+        errno = saved;
+        return;
+    }
+    struct sect s;
+    sect_begin(&s, t);
+    first_events(&s, t, p, 0, 0, 0);
+    sect_end(&s);
+    t->depth = 0;
+    errno = saved;
+}
+
+GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
+{
+    if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return;
+    int saved = errno;
+    t->depth = 1;
+    uint64_t stk = stack_capture();
+    struct sect s;
+    uint64_t seq0, ps;
+    unsigned from;
+    for (;;) {
+        sect_begin(&s, t);
+        int r = resume(&s, &seq0, &from);
+        sect_end(&s);
+        if (r >= 0) break;
+    }
+    waitq_wake((void *)(uintptr_t)t->handle, t, stk, INT_MAX);
+    struct gt_p *p = atomic_load(&t->p);
+    sect_begin(&s, t);
+    p_touch(&s);
+    g_move(s.gen, t, SMASK(GO_G_RUNNING), GT_G_DEAD, INC0, &seq0, &from, sect_emit, &s);
+    EMIT0(&s, GO_EV_GO_DESTROY);
+    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_IDLE, 0, &ps, sect_emit, &s);
+    EMIT0(&s, GO_EV_PROC_STOP);
+    atomic_store_explicit(&t->p, NULL, memory_order_release);
+    t->exit_gen = s.gen;
+    sect_end(&s);
+    proc_put(p);
+    atomic_store_explicit(&t->exited, 1, memory_order_release);
+    if (atomic_fetch_sub(&gt_live, 1) == 1) flusher_kick();
+    errno = saved;
+}
+
+/* ---- waiting ---- */
+
+GOTRACE_API_FN uint64_t tr_stack(void)
+{
+    int saved = errno;
+    uint64_t stk = stack_capture();
+    errno = saved;
+    return stk;
+}
+
+GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
+{
+    if (g_state(self) != GO_G_RUNNING) return 0;
+    int saved = errno;
+    self->depth++;
+    uint64_t stk = stack_capture();
+    self->block_stack = stk;
+    struct sect s;
+    uint64_t seq0;
+    unsigned from;
+    sect_begin(&s, self);
+    p_touch(&s);
+    int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit, &s);
+    if (r == MOVE_OK) {
+        mark(s.gen, stk);
+        str_mark(reason_ids[reason], s.gen);
+        EMIT(&s, GO_EV_GO_BLOCK, reason_ids[reason], stk);
+    }
+    sect_end(&s);
+    self->depth--;
+    errno = saved;
+    return r == MOVE_OK;
+}
+
+GOTRACE_API_FN void tr_unblock(struct gt_thread *self)
+{
+    int saved = errno;
+    self->depth++;
+    struct sect s;
+    uint64_t seq0;
+    unsigned from;
+    for (;;) {
+        sect_begin(&s, self);
+        p_touch(&s);
+        int r = resume(&s, &seq0, &from);
+        if (r > 0) running_fixup(&s, self->block_stack);
+        sect_end(&s);
+        if (r >= 0) break;
+    }
+    self->depth--;
+    errno = saved;
+}
+
+int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk)
+{
+    if (t == self || g_state(self) != GO_G_RUNNING || g_state(t) != GO_G_WAITING) return 0;
+    int saved = errno;
+    self->depth++;
+    struct sect s;
+    uint64_t seq0;
+    unsigned from;
+    int r;
+    for (;;) {
+        sect_begin(&s, self);
+        r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s);
+        if (r == MOVE_OK) {
+            mark(s.gen, stk);
+            EMIT(&s, GO_EV_GO_UNBLOCK, t->g, seq0 + 1, stk);
+        }
+        sect_end(&s);
+        if (r != MOVE_SKEW) break;
+    }
+    self->depth--;
+    errno = saved;
+    return r == MOVE_OK;
+}
+
+/* ---- system calls ---- */
+
+GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
+{
+    if (g_state(self) != GO_G_RUNNING) return 0;
+    int saved = errno;
+    self->depth++;
+    uint64_t stk = stack_capture();
+    self->syscall_stack = stk;
+    struct sect s;
+    uint64_t seq0, ps;
+    unsigned from;
+    sect_begin(&s, self);
+    struct gt_p *p = atomic_load_explicit(&self->p, memory_order_relaxed);
+    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps, sect_emit, &s);
+    g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s);
+    mark(s.gen, stk);
+    EMIT(&s, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
+    sect_end(&s);
+    self->depth--;
+    errno = saved;
+    return 1;
+}
+
+GOTRACE_API_FN void tr_syscall_end(struct gt_thread *self)
+{
+    int saved = errno;
+    self->depth++;
+    struct sect s;
+    uint64_t seq0;
+    unsigned from;
+    sect_begin(&s, self);
+    if (resume(&s, &seq0, &from) > 0) running_fixup(&s, self->syscall_stack);
+    sect_end(&s);
+    self->depth--;
+    errno = saved;
+}

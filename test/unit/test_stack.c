@@ -1,0 +1,227 @@
+/* test_stack.c: stack capture and the stack table (stack.h).
+ * Invariants: the call paths under test are noinline and not tail calls (an empty asm after
+ * each call), so the frames the assertions expect exist at -O2. */
+#include "stack.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+
+#define NO_TAIL() __asm__ volatile("" ::: "memory")
+#define NEAR(pc, fn) ((pc) > (uintptr_t)(fn) && (pc) <= (uintptr_t)(fn) + 256)
+
+struct got {
+    uint64_t id;
+    uintptr_t pcs[128];
+    int n;
+};
+
+static void find(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
+{
+    struct got *g = ctx;
+    if (id != g->id) return;
+    memcpy(g->pcs, pcs, (size_t)n * sizeof *pcs);
+    g->n = n;
+}
+
+static struct got lookup(uint64_t id)
+{
+    static uint64_t gen;
+    struct got g = {.id = id, .n = -1};
+    stack_mark(id, ++gen);
+    stack_foreach_marked(gen, find, &g);
+    return g;
+}
+
+/* The tracer API layer: two nested API functions, as event.c calls into stack.c. */
+GOTRACE_API_FN static uint64_t api_inner(void)
+{
+    uint64_t id = stack_capture();
+    NO_TAIL();
+    return id;
+}
+
+GOTRACE_API_FN static uint64_t api_outer(void)
+{
+    uint64_t id = api_inner();
+    NO_TAIL();
+    return id;
+}
+
+/* Stands for an interposed hook: the first frame kept. */
+__attribute__((noinline)) static uint64_t hook(void)
+{
+    uint64_t id = api_outer();
+    NO_TAIL();
+    return id;
+}
+
+__attribute__((noinline)) static uint64_t user_a(void)
+{
+    uint64_t id = hook();
+    NO_TAIL();
+    return id;
+}
+
+__attribute__((noinline)) static uint64_t user_b(void)
+{
+    uint64_t id = hook();
+    NO_TAIL();
+    return id;
+}
+
+__attribute__((noinline)) static uint64_t recurse(int n)
+{
+    uint64_t id = n == 0 ? hook() : recurse(n - 1);
+    NO_TAIL();
+    return id;
+}
+
+GOTRACE_TRAMPOLINE static uint64_t trampoline(uint64_t (*start)(void))
+{
+    uint64_t id = start();
+    NO_TAIL();
+    return id;
+}
+
+Test(stack, first_frame_is_the_api_caller)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    uint64_t id = user_a();
+    cr_assert_neq(id, 0);
+    struct got g = lookup(id);
+    cr_assert_geq(g.n, 3);
+    cr_assert(NEAR(g.pcs[0], hook), "leaf %#lx is not in hook %p", (unsigned long)g.pcs[0],
+              (void *)hook);
+    cr_assert(NEAR(g.pcs[1], user_a));
+    for (int i = 0; i < g.n; i++) {
+        cr_assert_not(NEAR(g.pcs[i], api_inner));
+        cr_assert_not(NEAR(g.pcs[i], api_outer));
+    }
+}
+
+Test(stack, same_path_same_id)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    uint64_t a[3], b[3];
+    volatile int count = 3; /* the loop must not be unrolled into three call sites */
+    for (int i = 0; i < count; i++) {
+        a[i] = user_a();
+        b[i] = user_b();
+    }
+    cr_assert_neq(a[0], 0);
+    cr_assert_neq(b[0], 0);
+    cr_assert_neq(a[0], b[0]);
+    for (int i = 1; i < 3; i++) {
+        cr_assert_eq(a[i], a[0]);
+        cr_assert_eq(b[i], b[0]);
+    }
+}
+
+Test(stack, trampoline_cuts)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    struct got g = lookup(trampoline(user_a));
+    cr_assert_eq(g.n, 2);
+    cr_assert(NEAR(g.pcs[0], hook));
+    cr_assert(NEAR(g.pcs[1], user_a));
+}
+
+Test(stack, depth_limit)
+{
+    cr_assert_eq(stack_init(3, 1), 0);
+    struct got g = lookup(recurse(10));
+    cr_assert_eq(g.n, 3);
+    cr_assert(NEAR(g.pcs[0], hook));
+    cr_assert(NEAR(g.pcs[1], recurse));
+    cr_assert_eq(stack_init(128, 1), 0);
+    cr_assert_geq(lookup(recurse(10)).n, 13);
+}
+
+Test(stack, disabled_returns_zero)
+{
+    cr_assert_eq(stack_init(32, 0), 0);
+    cr_assert_eq(user_a(), 0);
+    uintptr_t one = (uintptr_t)user_a;
+    uint64_t id = stack_from_pcs(&one, 1);
+    cr_assert_neq(id, 0);
+    cr_assert_eq(stack_from_pcs(&one, 1), id);
+    struct got g = lookup(id);
+    cr_assert_eq(g.n, 1);
+    cr_assert_eq(g.pcs[0], one);
+    cr_assert_eq(stack_from_pcs(&one, 0), 0);
+}
+
+#define THREADS 4
+static pthread_barrier_t start;
+
+static void *capturer(void *out)
+{
+    pthread_barrier_wait(&start);
+    uint64_t *ids = out;
+    volatile int count = 1000;
+    for (int i = 0; i < count; i++)
+        ids[i] = trampoline(user_a);
+    return NULL;
+}
+
+Test(stack, concurrent_captures_share_ids)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    static uint64_t ids[THREADS][1000];
+    pthread_barrier_init(&start, NULL, THREADS);
+    pthread_t th[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, capturer, ids[t]), 0);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(th[t], NULL);
+    cr_assert_neq(ids[0][0], 0);
+    for (int t = 0; t < THREADS; t++)
+        for (int i = 0; i < 1000; i++)
+            cr_assert_eq(ids[t][i], ids[0][0]);
+}
+
+/* Every allocation of the process goes through here; the thread under test counts its own. */
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+static __thread int counting;
+static int allocations;
+
+void *malloc(size_t n)
+{
+    allocations += counting;
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    allocations += counting;
+    return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    allocations += counting;
+    return __libc_realloc(p, n);
+}
+
+static void *capture_counting(void *arg)
+{
+    counting = 1;
+    int all = user_a() && user_b() && recurse(20) && trampoline(user_a);
+    counting = 0;
+    return all ? arg : NULL;
+}
+
+Test(stack, capture_does_not_malloc_on_a_fresh_thread)
+{
+    cr_assert_eq(stack_init(64, 1), 0);
+    static int captured;
+    pthread_t th;
+    void *ok;
+    cr_assert_eq(pthread_create(&th, NULL, capture_counting, &captured), 0);
+    pthread_join(th, &ok);
+    cr_assert_eq(ok, &captured, "a capture returned 0");
+    cr_assert_eq(allocations, 0);
+}

@@ -1,0 +1,119 @@
+/* test_symbolize.c: pc -> (function, file, line) with libdwfl (symbolize.h).
+ * Invariants: the functions whose return addresses are looked up are noipa and their calls are
+ * not tail calls, so the expected frames exist at -O2; each expected line is the line of the
+ * call, recorded by AT_LINE on that same line. */
+#include "strings.h"
+#include "symbolize.h"
+
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_TAIL() __asm__ volatile("" ::: "memory")
+/* Evaluates call after storing the line it is written on. */
+#define AT_LINE(line, call) (*(line) = __LINE__, (call))
+
+static const char *str(uint64_t id)
+{
+    size_t len;
+    const char *s = str_get(id, &len);
+    return s ? s : "";
+}
+
+__attribute__((noipa)) static uintptr_t return_address(void)
+{
+    return (uintptr_t)__builtin_return_address(0);
+}
+
+__attribute__((noipa)) static uintptr_t known_function(int *line)
+{
+    uintptr_t pc = AT_LINE(line, return_address());
+    NO_TAIL();
+    return pc;
+}
+
+static inline __attribute__((always_inline)) uintptr_t inlined_function(int *line)
+{
+    uintptr_t pc = AT_LINE(line, return_address());
+    NO_TAIL();
+    return pc;
+}
+
+__attribute__((noipa)) static uintptr_t inlining_function(int *inner, int *outer)
+{
+    uintptr_t pc = AT_LINE(outer, inlined_function(inner));
+    NO_TAIL();
+    return pc;
+}
+
+static void init(void)
+{
+    cr_assert_eq(str_init(), 0);
+    cr_assert_eq(sym_init(), 0);
+}
+
+Test(symbolize, known_function, .init = init, .fini = sym_fini)
+{
+    int line;
+    uintptr_t pc = known_function(&line);
+    struct sym_frame f[8];
+    int n = sym_lookup(pc, f, 8);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(f[0].pc, pc);
+    cr_assert_str_eq(str(f[0].func_str), "known_function");
+    cr_assert(strstr(str(f[0].file_str), "test_symbolize.c"), "file %s", str(f[0].file_str));
+    cr_assert_eq(f[0].line, (uint64_t)line);
+    struct sym_frame again[8];
+    cr_assert_eq(sym_lookup(pc, again, 8), 1);
+    cr_assert_eq(memcmp(again, f, sizeof f[0]), 0);
+}
+
+Test(symbolize, inlined_frames_expanded, .init = init, .fini = sym_fini)
+{
+    int inner, outer;
+    uintptr_t pc = inlining_function(&inner, &outer);
+    struct sym_frame f[8];
+    int n = sym_lookup(pc, f, 8);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(str(f[0].func_str), "inlined_function");
+    cr_assert_eq(f[0].line, (uint64_t)inner);
+    cr_assert_eq(f[0].pc, pc);
+    cr_assert_str_eq(str(f[1].func_str), "inlining_function");
+    cr_assert(strstr(str(f[1].file_str), "test_symbolize.c"));
+    cr_assert_eq(f[1].line, (uint64_t)outer);
+    cr_assert_neq(f[1].pc, pc);
+    cr_assert_eq(sym_lookup(pc, f, 1), 1, "max is respected");
+}
+
+Test(symbolize, libc_function, .init = init, .fini = sym_fini)
+{
+    struct sym_frame f[8];
+    int n = sym_lookup((uintptr_t)qsort + 1, f, 8);
+    cr_assert_geq(n, 1);
+    cr_assert(strstr(str(f[n - 1].func_str), "qsort"), "func %s", str(f[n - 1].func_str));
+}
+
+Test(symbolize, library_loaded_after_init, .init = init, .fini = sym_fini)
+{
+    void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(h);
+    void *fn = dlsym(h, "crypt_r");
+    cr_assert_not_null(fn);
+    struct sym_frame f[8];
+    int n = sym_lookup((uintptr_t)fn + 1, f, 8);
+    cr_assert_geq(n, 1);
+    cr_assert(strstr(str(f[n - 1].func_str), "crypt"), "func %s", str(f[n - 1].func_str));
+    cr_assert(strstr(str(f[n - 1].file_str), "libcrypt"), "file %s", str(f[n - 1].file_str));
+}
+
+Test(symbolize, unknown_pc, .init = init, .fini = sym_fini)
+{
+    struct sym_frame f[8];
+    uintptr_t pcs[] = {0, 16, (uintptr_t)1 << 46, UINTPTR_MAX};
+    for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++) {
+        cr_assert_eq(sym_lookup(pcs[i], f, 8), 1);
+        cr_assert_eq(f[0].pc, pcs[i]);
+        cr_assert_str_eq(str(f[0].func_str), "?");
+    }
+}
