@@ -1,5 +1,5 @@
 /* hooks_threads.c: interposed thread lifecycle functions: __libc_start_main (to name and bound
- * the main thread), pthread_create, the pthread_join family, exec*, _exit.
+ * the main thread), pthread_create, the pthread_join family, _exit.
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * with tracing off or inside the tracer it only forwards. The trampolines are the outermost
  * tracer frames of every traced thread (section gotrace_tramp: stacks stop there). */
@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -103,73 +102,6 @@ EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
                                 const struct timespec *abstime)
 {
     JOIN_HOOK(REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
-}
-
-/* ---- exec: the trace so far is complete before the image is replaced ---- */
-
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    tracer_flush_now();
-    return REAL(execve)(path, argv, envp);
-}
-
-EXPORT int execv(const char *path, char *const argv[])
-{
-    tracer_flush_now();
-    return REAL(execv)(path, argv);
-}
-
-EXPORT int execvp(const char *file, char *const argv[])
-{
-    tracer_flush_now();
-    return REAL(execvp)(file, argv);
-}
-
-EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    tracer_flush_now();
-    return REAL(execvpe)(file, argv, envp);
-}
-
-EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    tracer_flush_now();
-    return REAL(fexecve)(fd, argv, envp);
-}
-
-/* execl* are variadic: collect the arguments and go through the v variants above. */
-#define COLLECT_ARGS(first, ap, argv, extra_env)                                                   \
-    size_t n = 1;                                                                                  \
-    va_start(ap, first);                                                                           \
-    while (va_arg(ap, char *)) n++;                                                                \
-    va_end(ap);                                                                                    \
-    char *argv[n + 1];                                                                             \
-    va_start(ap, first);                                                                           \
-    argv[0] = (char *)first;                                                                       \
-    for (size_t i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);                                  \
-    extra_env;                                                                                     \
-    va_end(ap)
-
-EXPORT int execl(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    COLLECT_ARGS(arg, ap, argv, (void)0);
-    return execv(path, argv);
-}
-
-EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    va_list ap;
-    COLLECT_ARGS(arg, ap, argv, (void)0);
-    return execvp(file, argv);
-}
-
-EXPORT int execle(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    char *const *envp;
-    COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
-    return execve(path, argv, envp);
 }
 
 /* ---- _exit skips destructors: write the last generation first ---- */

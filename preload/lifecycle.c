@@ -13,12 +13,15 @@
 #include "tracer.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static atomic_int init_state;
 static struct gt_config cfg;
+static unsigned image;
 
 static void warn_config(const char *msg) { gt_log("%s", msg); }
 static const char *env(const char *name) { return getenv(name); }
@@ -33,6 +36,32 @@ static void in_child_after_fork(void)
     gt_internal = 1;
 }
 
+/* Which image of this process we are: 0, or n when exec'd n times under the tracer. */
+static unsigned image_of_process(void)
+{
+    const char *v = getenv(GT_EXEC_ENV);
+    if (!v) return 0;
+    char *end;
+    long pid = strtol(v, &end, 10);
+    unsigned long image = *end == '.' ? strtoul(end + 1, NULL, 10) : 0;
+    unsetenv(GT_EXEC_ENV); /* the program sees the environment it would see untraced */
+    return pid == (long)getpid() && image < 1000000 ? (unsigned)image : 0;
+}
+
+/* gotrace.123.trace -> gotrace.123-exec1.trace for the second image of process 123. */
+static int image_path(char *path, size_t size, unsigned image)
+{
+    if (!image) return 0;
+    size_t len = strlen(path);
+    const char *ext = len >= 6 && strcmp(path + len - 6, ".trace") == 0 ? ".trace" : "";
+    size_t stem = len - strlen(ext);
+    char tail[32];
+    int k = snprintf(tail, sizeof tail, "-exec%u%s", image, ext);
+    if (stem + (size_t)k >= size) return -1;
+    memcpy(path + stem, tail, (size_t)k + 1);
+    return 0;
+}
+
 void tracer_init(void)
 {
     int expected = INIT_NONE;
@@ -43,7 +72,9 @@ void tracer_init(void)
     gt_log_set_debug(cfg.debug);
     if (cfg.disable) goto done;
     char path[GT_PATH_MAX];
-    if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0) {
+    image = image_of_process();
+    if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
+        image_path(path, sizeof path, image) != 0) {
         gt_log("GOTRACE_OUT is too long; running untraced");
         goto done;
     }
@@ -66,10 +97,15 @@ void tracer_flush_now(void)
     if (atomic_load(&gt_on)) flusher_flush_now();
 }
 
+int tracer_before_exec(char *marker, size_t size)
+{
+    if (!atomic_load(&gt_on)) return 0;
+    flusher_flush_now();
+    snprintf(marker, size, "%s=%ld.%u", GT_EXEC_ENV, (long)getpid(), image + 1);
+    return 1;
+}
+
 void tracer_shutdown(void)
 {
     if (atomic_load(&gt_on)) flusher_final();
 }
-
-__attribute__((constructor)) static void gotrace_ctor(void) { tracer_init(); }
-__attribute__((destructor)) static void gotrace_dtor(void) { tracer_shutdown(); }

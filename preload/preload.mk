@@ -1,7 +1,8 @@
-# preload/: builds build/libgotrace.so. hooks_*.c hold the interposed functions only; every
-# other file is part of the core archive that the unit tests link against.
+# preload/: builds build/libgotrace.so. hooks_*.c hold the interposed functions and entry.c
+# the library's constructor/destructor; every other file is part of the core archive that
+# the unit tests link against (so linking it never starts a tracer).
 PRELOAD_SRCS  := $(wildcard preload/*.c)
-PRELOAD_HOOKS := $(wildcard preload/hooks_*.c)
+PRELOAD_HOOKS := $(wildcard preload/hooks_*.c) preload/entry.c
 PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRCS))
 PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -Ipreload -fPIC -fvisibility=hidden \
                   -ftls-model=initial-exec $(UNWIND_CFLAGS) $(DW_CFLAGS) $(EXTRA_CFLAGS)

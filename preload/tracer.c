@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
@@ -191,7 +190,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
         flusher_fail("out of memory for thread state");
         return NULL;
     }
-    atomic_store(&t->tid, (int64_t)syscall(SYS_gettid));
+    atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
     t->depth = 1;
     gt_self = t;
@@ -273,7 +272,7 @@ void tr_create_failed(struct gt_thread *child)
 GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
 {
     int saved = errno;
-    atomic_store(&t->tid, (int64_t)syscall(SYS_gettid));
+    atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
     t->depth = 1;
     gt_self = t;
@@ -296,6 +295,7 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return;
     int saved = errno;
     t->depth = 1;
+    if (t->wait.key) waitq_remove(t); /* cancelled or exiting inside a wait */
     uint64_t stk = stack_capture();
     struct sect s;
     uint64_t seq0, ps;

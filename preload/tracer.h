@@ -20,6 +20,7 @@
 #define GOTRACE_TRACER_H
 #include "thread.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum gt_reason {
@@ -80,6 +81,10 @@ void tr_syscall_end(struct gt_thread *self);
 
 /* Lifecycle (lifecycle.c): set-up on first use, flush before exec, final flush at exit. */
 void tracer_init(void);
-void tracer_flush_now(void);
+void tracer_flush_now(void); /* write the complete generations now */
+/* Before exec: writes the complete generations and formats the environment entry that tells
+ * the new image it continues this process (GT_EXEC_ENV=<pid>.<image>); 0 if not tracing. */
+#define GT_EXEC_ENV "GOTRACE_EXEC_OF"
+int tracer_before_exec(char *marker, size_t size);
 void tracer_shutdown(void);
 #endif

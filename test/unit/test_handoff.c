@@ -1,0 +1,91 @@
+/* test_handoff.c: the seqlock / generation hand-off under load. Threads block, wake each other
+ * (and race to unblock themselves) and make syscalls through the tracer API while the flusher
+ * switches generations (every 10 ms, and 20 times on demand); the file must pass Go's validator and hold exactly the
+ * blocks the API reported, across many generations. */
+#include "tracer.h"
+#include "waitq.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ROUNDS 3000
+
+static atomic_int turn;
+static atomic_int blocks;
+
+static void *player(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    struct gt_thread *self = tr_current();
+    cr_assert_not_null(self, "a thread first seen registers itself");
+    for (int k = 0; k < ROUNDS; k++) {
+        if (atomic_load(&turn) != me) {
+            int traced = tr_block(self, GT_R_CONDVAR);
+            if (traced) {
+                atomic_fetch_add(&blocks, 1);
+                waitq_add(&turn, self);
+            }
+            while (atomic_load(&turn) != me) sched_yield();
+            if (traced) {
+                waitq_remove(self);
+                tr_unblock(self);
+            }
+        }
+        if (tr_syscall_begin(self)) {
+            (void)getppid();
+            tr_syscall_end(self);
+        }
+        atomic_store(&turn, 1 - me);
+        if (waitq_has_waiters(&turn)) waitq_wake(&turn, self, tr_stack(), 1);
+    }
+    tr_thread_exit(self);
+    return NULL;
+}
+
+static int run(const char *cmd)
+{
+    int r = system(cmd);
+    return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+Test(handoff, generations_switch_under_load, .timeout = 120)
+{
+    char path[] = "/tmp/gotrace-handoff-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    setenv("GOTRACE_OUT", path, 1);
+    setenv("GOTRACE_PERIOD_MS", "10", 1);
+    tracer_init();
+    cr_assert(atomic_load(&gt_on), "tracing started");
+    cr_assert_not_null(tr_current(), "the test thread is traced: every switch has its status");
+    pthread_t a, b;
+    pthread_create(&a, NULL, player, (void *)0);
+    pthread_create(&b, NULL, player, (void *)1);
+    for (int i = 0; i < 20; i++) tracer_flush_now(); /* switches while the players play */
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    tracer_shutdown();
+
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "build/tools/gotracevalidate < %s", path);
+    cr_assert_eq(run(cmd), 0, "gotracevalidate accepts %s", path);
+    snprintf(cmd, sizeof cmd,
+             "test \"$(/usr/lib/go-1.23/bin/go tool trace -d=1 %s | grep -c 'Running->Waiting')\" "
+             "-eq %d",
+             path, atomic_load(&blocks));
+    cr_assert_eq(run(cmd), 0, "one GoBlock per reported block (%d)", atomic_load(&blocks));
+    snprintf(cmd, sizeof cmd,
+             "test \"$(/usr/lib/go-1.23/bin/go tool trace -d=1 %s | grep -c 'Running->NotExist')\" "
+             "-eq 2",
+             path);
+    cr_assert_eq(run(cmd), 0, "both players exit");
+    snprintf(cmd, sizeof cmd,
+             "test \"$(build/tools/gotraceraw bytes2text < %s | grep -c '^Frequency')\" -ge 20", path);
+    cr_assert_eq(run(cmd), 0, "several generations");
+    unlink(path);
+}
