@@ -26,6 +26,7 @@ $(BUILD):
 include preload/preload.mk
 include decoder/decoder.mk
 include test/test.mk
+-include examples/examples.mk
 
 # Each component appends its benchmarks to BENCH_SUITES; `make bench` runs them all.
 bench: all

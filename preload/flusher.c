@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -301,15 +302,28 @@ static void advance(void)
 
 /* ---- the flusher thread ---- */
 
+/* True when every other thread of the process has ended (a main thread that called
+ * pthread_exit stays listed as a zombie until the process exits). */
 static int only_thread_left(void)
 {
     DIR *d = opendir("/proc/self/task");
     if (!d) return 0;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
+    int others = 0;
+    pid_t me = gettid();
+    for (struct dirent *e; (e = readdir(d)) && !others;) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == me) continue;
+        char path[300], buf[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) close(fd);
+        if (n <= 0) continue;
+        buf[n] = 0;
+        const char *rp = strrchr(buf, ')'); /* the state follows the command name */
+        if (!rp || rp[1] != ' ' || (rp[2] != 'Z' && rp[2] != 'X')) others = 1;
+    }
     closedir(d);
-    return n == 1;
+    return !others;
 }
 
 static void futex_wait_ms(_Atomic uint32_t *w, uint32_t ms)
@@ -328,7 +342,7 @@ static void *flusher_main(void *arg)
         uint64_t now = gt_now();
         if (!atomic_load(&F.wake) && now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
-            futex_wait_ms(&F.wake, idle ? 5 : (uint32_t)left_ms);
+            futex_wait_ms(&F.wake, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
         }
         if (idle && only_thread_left()) {
             /* Every application thread has ended (main called pthread_exit): glibc would now
@@ -345,14 +359,35 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
-int flusher_start(const struct gt_config *cfg, const char *path)
+/* Opens the output, locked against other traced processes given the same path (a fixed
+ * GOTRACE_OUT and a program that starts others): the second one writes PATH.<pid>. */
+static int open_output(const char *path)
 {
     snprintf(F.path, sizeof F.path, "%s", path);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(F.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (ftruncate(fd, 0) == 0) return fd;
+            close(fd);
+            return -1;
+        }
+        close(fd);
+        gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
+               path, (long)getpid(), path, (long)getpid());
+        snprintf(F.path, sizeof F.path, "%.*s.%ld", GT_PATH_MAX - 24, path, (long)getpid());
+    }
+    errno = EBUSY;
+    return -1;
+}
+
+int flusher_start(const struct gt_config *cfg, const char *path)
+{
     F.period_ms = cfg->period_ms;
     F.flush_bytes = (size_t)cfg->flush_mb << 20;
-    F.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    F.fd = open_output(path);
     if (F.fd < 0) {
-        gt_log("cannot create trace file %s: %s; running untraced", path, strerror(errno));
+        gt_log("cannot create trace file %s: %s; running untraced", F.path, strerror(errno));
         return -1;
     }
     if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");

@@ -92,20 +92,30 @@ done:
     atomic_store(&init_state, INIT_DONE);
 }
 
+/* Runs a flusher operation on an application thread as the flusher would: untraced, so the
+ * tracer's own writes and symbolization never become events. */
+static void as_tracer(void (*op)(void))
+{
+    int was = gt_internal;
+    gt_internal = 1;
+    op();
+    gt_internal = was;
+}
+
 void tracer_flush_now(void)
 {
-    if (atomic_load(&gt_on)) flusher_flush_now();
+    if (atomic_load(&gt_on)) as_tracer(flusher_flush_now);
 }
 
 int tracer_before_exec(char *marker, size_t size)
 {
     if (!atomic_load(&gt_on)) return 0;
-    flusher_flush_now();
+    as_tracer(flusher_flush_now);
     snprintf(marker, size, "%s=%ld.%u", GT_EXEC_ENV, (long)getpid(), image + 1);
     return 1;
 }
 
 void tracer_shutdown(void)
 {
-    if (atomic_load(&gt_on)) flusher_final();
+    if (atomic_load(&gt_on)) as_tracer(flusher_final);
 }

@@ -1,22 +1,103 @@
 /* real.h: the real (next in link order) versions of every function the tracer interposes,
- * resolved once. Invariants: real_init() is idempotent and safe to call from any hook before
- * the constructor has run (dlsym may allocate; we never interpose malloc); after it returns
+ * resolved once (the condvar functions by their current symbol version, GT_COND_VERSION).
+ * Invariants: real_init() is idempotent and safe to call from any hook before the constructor
+ * has run (dlsym may allocate; we never interpose malloc); after it returns
  * every pointer is non-NULL or the tracer has disabled itself with one message. Add a function
  * by adding one line to GT_REAL_FUNCS (name, return type, parameter list, symbol version or 0).
  */
 #ifndef GOTRACE_REAL_H
 #define GOTRACE_REAL_H
+#include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+/* glibc exports two versions of the condvar functions; the current ones on x86_64. */
+#define GT_COND_VERSION "GLIBC_2.3.2"
 
 #define GT_REAL_FUNCS(X)                                                                           \
-    X(pthread_create, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), 0)   \
+    X(pthread_create, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), 0)    \
     X(pthread_join, int, (pthread_t, void **), 0)                                                  \
     X(pthread_tryjoin_np, int, (pthread_t, void **), 0)                                            \
     X(pthread_timedjoin_np, int, (pthread_t, void **, const struct timespec *), 0)                 \
     X(pthread_clockjoin_np, int, (pthread_t, void **, clockid_t, const struct timespec *), 0)      \
     X(pthread_mutex_lock, int, (pthread_mutex_t *), 0)                                             \
+    X(pthread_mutex_trylock, int, (pthread_mutex_t *), 0)                                          \
+    X(pthread_mutex_timedlock, int, (pthread_mutex_t *, const struct timespec *), 0)               \
+    X(pthread_mutex_clocklock, int, (pthread_mutex_t *, clockid_t, const struct timespec *), 0)    \
     X(pthread_mutex_unlock, int, (pthread_mutex_t *), 0)                                           \
+    X(pthread_rwlock_rdlock, int, (pthread_rwlock_t *), 0)                                         \
+    X(pthread_rwlock_wrlock, int, (pthread_rwlock_t *), 0)                                         \
+    X(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t *), 0)                                      \
+    X(pthread_rwlock_trywrlock, int, (pthread_rwlock_t *), 0)                                      \
+    X(pthread_rwlock_timedrdlock, int, (pthread_rwlock_t *, const struct timespec *), 0)           \
+    X(pthread_rwlock_timedwrlock, int, (pthread_rwlock_t *, const struct timespec *), 0)           \
+    X(pthread_rwlock_clockrdlock, int, (pthread_rwlock_t *, clockid_t, const struct timespec *),   \
+      0)                                                                                           \
+    X(pthread_rwlock_clockwrlock, int, (pthread_rwlock_t *, clockid_t, const struct timespec *),   \
+      0)                                                                                           \
+    X(pthread_rwlock_unlock, int, (pthread_rwlock_t *), 0)                                         \
+    X(pthread_cond_wait, int, (pthread_cond_t *, pthread_mutex_t *), GT_COND_VERSION)              \
+    X(pthread_cond_timedwait, int, (pthread_cond_t *, pthread_mutex_t *, const struct timespec *), \
+      GT_COND_VERSION)                                                                             \
+    X(pthread_cond_clockwait, int,                                                                 \
+      (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *), 0)                \
+    X(pthread_cond_signal, int, (pthread_cond_t *), GT_COND_VERSION)                               \
+    X(pthread_cond_broadcast, int, (pthread_cond_t *), GT_COND_VERSION)                            \
+    X(sem_wait, int, (sem_t *), 0)                                                                 \
+    X(sem_trywait, int, (sem_t *), 0)                                                              \
+    X(sem_timedwait, int, (sem_t *, const struct timespec *), 0)                                   \
+    X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), 0)                        \
+    X(sem_post, int, (sem_t *), 0)                                                                 \
+    X(pthread_barrier_wait, int, (pthread_barrier_t *), 0)                                         \
+    X(sleep, unsigned, (unsigned), 0)                                                              \
+    X(usleep, int, (useconds_t), 0)                                                                \
+    X(nanosleep, int, (const struct timespec *, struct timespec *), 0)                             \
+    X(clock_nanosleep, int, (clockid_t, int, const struct timespec *, struct timespec *), 0)       \
+    X(poll, int, (struct pollfd *, nfds_t, int), 0)                                                \
+    X(ppoll, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *), 0)         \
+    X(select, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *), 0)                       \
+    X(pselect, int,                                                                                \
+      (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *), 0)           \
+    X(epoll_wait, int, (int, struct epoll_event *, int, int), 0)                                   \
+    X(epoll_pwait, int, (int, struct epoll_event *, int, int, const sigset_t *), 0)                \
+    X(read, ssize_t, (int, void *, size_t), 0)                                                     \
+    X(write, ssize_t, (int, const void *, size_t), 0)                                              \
+    X(readv, ssize_t, (int, const struct iovec *, int), 0)                                         \
+    X(writev, ssize_t, (int, const struct iovec *, int), 0)                                        \
+    X(pread, ssize_t, (int, void *, size_t, off_t), 0)                                             \
+    X(pread64, ssize_t, (int, void *, size_t, off64_t), 0)                                         \
+    X(pwrite, ssize_t, (int, const void *, size_t, off_t), 0)                                      \
+    X(pwrite64, ssize_t, (int, const void *, size_t, off64_t), 0)                                  \
+    X(recv, ssize_t, (int, void *, size_t, int), 0)                                                \
+    X(recvfrom, ssize_t, (int, void *, size_t, int, struct sockaddr *, socklen_t *), 0)            \
+    X(recvmsg, ssize_t, (int, struct msghdr *, int), 0)                                            \
+    X(send, ssize_t, (int, const void *, size_t, int), 0)                                          \
+    X(sendto, ssize_t, (int, const void *, size_t, int, const struct sockaddr *, socklen_t), 0)    \
+    X(sendmsg, ssize_t, (int, const struct msghdr *, int), 0)                                      \
+    X(accept, int, (int, struct sockaddr *, socklen_t *), 0)                                       \
+    X(accept4, int, (int, struct sockaddr *, socklen_t *, int), 0)                                 \
+    X(connect, int, (int, const struct sockaddr *, socklen_t), 0)                                  \
+    X(open, int, (const char *, int, ...), 0)                                                      \
+    X(open64, int, (const char *, int, ...), 0)                                                    \
+    X(openat, int, (int, const char *, int, ...), 0)                                               \
+    X(openat64, int, (int, const char *, int, ...), 0)                                             \
+    X(close, int, (int), 0)                                                                        \
+    X(fsync, int, (int), 0)                                                                        \
+    X(fdatasync, int, (int), 0)                                                                    \
+    X(wait, pid_t, (int *), 0)                                                                     \
+    X(waitpid, pid_t, (pid_t, int *, int), 0)                                                      \
+    X(waitid, int, (idtype_t, id_t, siginfo_t *, int), 0)                                          \
+    X(flock, int, (int, int), 0)                                                                   \
+    X(fcntl, int, (int, int, ...), 0)                                                              \
+    X(fcntl64, int, (int, int, ...), 0)                                                            \
+    X(syscall, long, (long, ...), 0)                                                               \
     X(execve, int, (const char *, char *const[], char *const[]), 0)                                \
     X(execv, int, (const char *, char *const[]), 0)                                                \
     X(execvp, int, (const char *, char *const[]), 0)                                               \

@@ -68,6 +68,15 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
     return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
 }
 
+int stack_enabled(void) { return capture; }
+
+int stack_depth(uint64_t id)
+{
+    size_t len = 0;
+    if (!ready || !id || !intern_get(&stacks, id, &len)) return 0;
+    return (int)(len / sizeof(uintptr_t));
+}
+
 void stack_mark(uint64_t id, uint64_t gen)
 {
     if (ready) intern_mark(&stacks, id, gen);

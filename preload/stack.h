@@ -24,6 +24,8 @@ uint64_t stack_capture(void);
  * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
  * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
+int stack_enabled(void);
+int stack_depth(uint64_t id); /* frames of a stack; 0 for id 0 or unknown */
 void stack_mark(uint64_t id, uint64_t gen);
 typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
 void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);

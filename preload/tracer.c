@@ -28,10 +28,14 @@ _Atomic uint64_t gt_gen = 1;
 atomic_int gt_live;
 
 static const char *const reason_names[GT_R_COUNT] = {
-    [GT_R_JOIN] = "sync: join",         [GT_R_MUTEX] = "sync: mutex",
-    [GT_R_RWLOCK] = "sync: rwlock",     [GT_R_CONDVAR] = "sync: condvar",
-    [GT_R_SEMAPHORE] = "sync: semaphore", [GT_R_BARRIER] = "sync: barrier",
-    [GT_R_FUTEX] = "sync: futex",       [GT_R_SLEEP] = "sleep",
+    [GT_R_JOIN] = "sync: join",
+    [GT_R_MUTEX] = "sync: mutex",
+    [GT_R_RWLOCK_READ] = "sync: rwlock read",
+    [GT_R_RWLOCK_WRITE] = "sync: rwlock write",
+    [GT_R_CONDVAR] = "sync: condvar",
+    [GT_R_SEMAPHORE] = "sync: semaphore",
+    [GT_R_BARRIER] = "sync: barrier",
+    [GT_R_SLEEP] = "sleep",
     [GT_R_NETWORK] = "network",
 };
 static uint64_t reason_ids[GT_R_COUNT];
@@ -193,6 +197,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
     t->depth = 1;
+    t->start = (void *(*)(void *))entry;
     gt_self = t;
     thread_register(t);
     uint64_t stk = stack_capture();
@@ -297,6 +302,10 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     t->depth = 1;
     if (t->wait.key) waitq_remove(t); /* cancelled or exiting inside a wait */
     uint64_t stk = stack_capture();
+    if (stack_enabled() && stack_depth(stk) == 0 && t->start) { /* returned from its start routine: name it */
+        uintptr_t pc = (uintptr_t)t->start + 1;
+        stk = stack_from_pcs(&pc, 1);
+    }
     struct sect s;
     uint64_t seq0, ps;
     unsigned from;
@@ -328,7 +337,10 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
 GOTRACE_API_FN uint64_t tr_stack(void)
 {
     int saved = errno;
+    struct gt_thread *self = gt_self; /* the unwinder's own calls (read, mutexes) stay untraced */
+    if (self) self->depth++;
     uint64_t stk = stack_capture();
+    if (self) self->depth--;
     errno = saved;
     return stk;
 }

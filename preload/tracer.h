@@ -26,13 +26,13 @@
 enum gt_reason {
     GT_R_JOIN,
     GT_R_MUTEX,
-    GT_R_RWLOCK,
+    GT_R_RWLOCK_READ,
+    GT_R_RWLOCK_WRITE,
     GT_R_CONDVAR,
     GT_R_SEMAPHORE,
     GT_R_BARRIER,
-    GT_R_FUTEX,
-    GT_R_SLEEP,
-    GT_R_NETWORK,
+    GT_R_SLEEP,   /* sleeps (docs/blocking.md) */
+    GT_R_NETWORK, /* readiness waits: exactly "network", the word Go's I/O profile keys on */
     GT_R_COUNT
 };
 

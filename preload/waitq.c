@@ -1,4 +1,6 @@
-/* waitq.c: waiters keyed by address. See waitq.h for the invariants. */
+/* waitq.c: waiters keyed by address. See waitq.h for the invariants. A node's key is written
+ * under its bucket's lock (set by waitq_add, cleared by whoever dequeues it) and read without
+ * it only to find the bucket, then checked again under the lock. */
 #include "waitq.h"
 
 #include "tracer.h"
@@ -26,13 +28,18 @@ static struct gt_thread *thread_of(struct gt_wait *w)
     return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
 }
 
+static void *key_of(struct gt_wait *w)
+{
+    return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
+}
+
 void waitq_add(void *key, struct gt_thread *t)
 {
     struct bucket *b = bucket_of(key);
     struct gt_wait *w = &t->wait;
-    w->key = key;
     w->next = NULL;
     spin_lock(&b->lock);
+    __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
     w->prev = b->tail;
     if (b->tail)
         b->tail->next = w;
@@ -43,11 +50,9 @@ void waitq_add(void *key, struct gt_thread *t)
     spin_unlock(&b->lock);
 }
 
-void waitq_remove(struct gt_thread *t)
+/* Unlinks w; the caller holds b's lock and w is queued in b. */
+static void unlink_locked(struct bucket *b, struct gt_wait *w)
 {
-    struct gt_wait *w = &t->wait;
-    struct bucket *b = bucket_of(w->key);
-    spin_lock(&b->lock);
     if (w->prev)
         w->prev->next = w->next;
     else
@@ -57,8 +62,18 @@ void waitq_remove(struct gt_thread *t)
     else
         b->tail = w->prev;
     atomic_fetch_sub_explicit(&b->count, 1, memory_order_relaxed);
+    __atomic_store_n(&w->key, NULL, __ATOMIC_RELAXED);
+}
+
+void waitq_remove(struct gt_thread *t)
+{
+    struct gt_wait *w = &t->wait;
+    void *key = key_of(w);
+    if (!key) return; /* a waker dequeued it */
+    struct bucket *b = bucket_of(key);
+    spin_lock(&b->lock);
+    if (key_of(w)) unlink_locked(b, w);
     spin_unlock(&b->lock);
-    w->key = NULL;
 }
 
 int waitq_has_waiters(void *key)
@@ -66,13 +81,50 @@ int waitq_has_waiters(void *key)
     return atomic_load_explicit(&bucket_of(key)->count, memory_order_relaxed) != 0;
 }
 
+static int count_locked(struct bucket *b, void *key)
+{
+    int n = 0;
+    for (struct gt_wait *w = b->head; w; w = w->next)
+        n += key_of(w) == key;
+    return n;
+}
+
+int waitq_count(void *key)
+{
+    struct bucket *b = bucket_of(key);
+    spin_lock(&b->lock);
+    int n = count_locked(b, key);
+    spin_unlock(&b->lock);
+    return n;
+}
+
+static int wake_locked(struct bucket *b, void *key, struct gt_thread *self, uint64_t stk, int max)
+{
+    int woken = 0;
+    for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
+        next = w->next;
+        if (key_of(w) == key && tr_wake(self, thread_of(w), stk)) {
+            unlink_locked(b, w);
+            woken++;
+        }
+    }
+    return woken;
+}
+
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
 {
     struct bucket *b = bucket_of(key);
-    int woken = 0;
     spin_lock(&b->lock);
-    for (struct gt_wait *w = b->head; w && woken < max; w = w->next)
-        if (w->key == key && tr_wake(self, thread_of(w), stk)) woken++;
+    int woken = wake_locked(b, key, self, stk, max);
+    spin_unlock(&b->lock);
+    return woken;
+}
+
+int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
+{
+    struct bucket *b = bucket_of(key);
+    spin_lock(&b->lock);
+    int woken = count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
     spin_unlock(&b->lock);
     return woken;
 }

@@ -1,0 +1,243 @@
+/* hooks_sync.c: interposed pthread synchronization: mutexes, read-write locks, condition
+ * variables, semaphores, barriers (spinlocks are not hooked: a spinning thread runs; see
+ * docs/blocking.md).
+ * Invariants: each hook returns exactly what the real function returns, with the same errno,
+ * and calls it exactly once, except that a lock or semaphore is tried first and the blocking
+ * call made only if the try found it taken; an acquisition that does not wait emits nothing.
+ * Waiters are queued on the primitive's address (for rwlocks, on the lock, whatever the mode);
+ * a releaser wakes them itself only when it knows whom it frees: the sole waiter of a mutex it
+ * really releases, of a rwlock it holds for writing, of a signalled condvar or posted
+ * semaphore; every waiter of a broadcast condvar or of a barrier it completes. glibc objects
+ * are only read (owner and recursion count of a mutex, writer of a rwlock, count of a
+ * barrier), never written. */
+#include "hooks.h"
+#include "real.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#define MUTEX_KIND_MASK 3 /* glibc's PTHREAD_MUTEX_KIND_MASK_NP: the type bits of __kind */
+
+static int tid_of(struct gt_thread *self)
+{
+    return (int)atomic_load_explicit(&self->tid, memory_order_relaxed);
+}
+
+/* glibc's futex-based calls accept these clocks only, and fail with EINVAL before anything
+ * else for another clock or a malformed time (mutexes check the time only when they wait). */
+static int clock_ok(clockid_t clk)
+{
+    return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}
+static int time_ok(const struct timespec *t)
+{
+    return t->tv_nsec >= 0 && t->tv_nsec < 1000000000L;
+}
+
+/* Body of a hook of a lock that may wait (mutexes, rwlocks): when ok (an expression of self:
+ * the call would not fail at once), try first; block only if the try reports EBUSY. */
+#define TRY_THEN_WAIT(ok, key, reason, try_call, call)                                             \
+    struct gt_thread *self = tr_current();                                                         \
+    if (!self || !(ok)) return call;                                                               \
+    int r = try_call;                                                                              \
+    if (r != EBUSY) return r;                                                                      \
+    return WAIT_AS(self, key, reason, call)
+
+/* ---- mutexes ---- */
+
+/* Whether self's lock of m may wait: not when it fails at once (an error-checking mutex that
+ * self holds: EDEADLK). */
+static int mutex_waits(const pthread_mutex_t *m, struct gt_thread *self)
+{
+    return m->__data.__owner != tid_of(self) ||
+           (m->__data.__kind & MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK_NP;
+}
+
+/* Whether self unlocking m frees it: self owns it and does not hold it recursively twice. */
+static int mutex_frees(const pthread_mutex_t *m, struct gt_thread *self)
+{
+    return m->__data.__owner == tid_of(self) &&
+           ((m->__data.__kind & MUTEX_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE_NP ||
+            m->__data.__count <= 1);
+}
+
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, REAL(pthread_mutex_trylock)(m),
+                  REAL(pthread_mutex_lock)(m));
+}
+
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, REAL(pthread_mutex_trylock)(m),
+                  REAL(pthread_mutex_timedlock)(m, abstime));
+}
+
+EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+                                   const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX,
+                  REAL(pthread_mutex_trylock)(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
+}
+
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    struct gt_thread *self = tr_current();
+    if (self && mutex_frees(m, self)) WAKE_IF(self, m, 1);
+    return REAL(pthread_mutex_unlock)(m);
+}
+
+/* ---- read-write locks (glibc checks the time first, even for a free lock) ---- */
+
+/* Whether self holds l for writing (then its lock calls fail at once with EDEADLK, and its
+ * unlock frees l). */
+static int writer_of(const pthread_rwlock_t *l, struct gt_thread *self)
+{
+    return l->__data.__cur_writer == tid_of(self);
+}
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ, REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_rdlock)(l));
+}
+
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE, REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_wrlock)(l));
+}
+
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
+                  REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_timedrdlock)(l, abstime));
+}
+
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
+                  REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_timedwrlock)(l, abstime));
+}
+
+EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
+                  REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_clockrdlock)(l, clk, abstime));
+}
+
+EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
+                  REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_clockwrlock)(l, clk, abstime));
+}
+
+/* A writer's unlock frees the lock; a reader's may leave other readers holding it. */
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+    struct gt_thread *self = tr_current();
+    if (self && writer_of(l, self)) WAKE_IF(self, l, 1);
+    return REAL(pthread_rwlock_unlock)(l);
+}
+
+/* ---- condition variables (the GLIBC_2.3.2 versions, real.h) ---- */
+
+/* Body of a condvar wait hook: the wait first releases the mutex (waking its sole waiter, as
+ * an unlock would), then blocks on the condvar. */
+#define COND_WAIT(c, m, call)                                                                      \
+    struct gt_thread *self = tr_current();                                                         \
+    if (!self) return call;                                                                        \
+    if (mutex_frees(m, self)) WAKE_IF(self, m, 1);                                                 \
+    return WAIT_AS(self, c, GT_R_CONDVAR, call)
+
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_wait)(c, m));
+}
+
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                  const struct timespec *abstime)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_timedwait)(c, m, abstime));
+}
+
+EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                  const struct timespec *abstime)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abstime));
+}
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, c, 1);
+    return REAL(pthread_cond_signal)(c);
+}
+
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, c, INT_MAX);
+    return REAL(pthread_cond_broadcast)(c);
+}
+
+/* ---- semaphores (glibc checks the time first, even for an available semaphore) ---- */
+
+/* Body of a semaphore wait hook: when ok, sem_trywait first; block only if it failed. */
+#define SEM_WAIT(ok, s, call)                                                                      \
+    struct gt_thread *self;                                                                        \
+    if (!(ok) || !(self = tr_current())) return call;                                              \
+    int saved = errno;                                                                             \
+    if (REAL(sem_trywait)(s) == 0) return 0;                                                       \
+    errno = saved;                                                                                 \
+    return WAIT_AS(self, s, GT_R_SEMAPHORE, call)
+
+EXPORT int sem_wait(sem_t *s)
+{
+    SEM_WAIT(1, s, REAL(sem_wait)(s));
+}
+
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+    SEM_WAIT(time_ok(abstime), s, REAL(sem_timedwait)(s, abstime));
+}
+
+EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
+{
+    SEM_WAIT(clock_ok(clk) && time_ok(abstime), s, REAL(sem_clockwait)(s, clk, abstime));
+}
+
+EXPORT int sem_post(sem_t *s)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, s, 1);
+    return REAL(sem_post)(s);
+}
+
+/* ---- barriers ---- */
+
+/* glibc's barrier (nptl/pthreadP.h, unchanged since 2.25) is {in, current_round, count,
+ * shared, out}: count is the number of threads per round. */
+static int barrier_count(const pthread_barrier_t *b)
+{
+    return (int)((const unsigned *)(const void *)b)[2];
+}
+
+/* The thread that finds all the others queued completes the round: it wakes them and does not
+ * wait; every other thread blocks. */
+EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    struct gt_thread *self = tr_current();
+    if (!self) return REAL(pthread_barrier_wait)(b);
+    int others = barrier_count(b) - 1;
+    if (waitq_count(b) == others) {
+        WAKE_IF(self, b, others);
+        return REAL(pthread_barrier_wait)(b);
+    }
+    return WAIT_AS(self, b, GT_R_BARRIER, REAL(pthread_barrier_wait)(b));
+}

@@ -1,0 +1,26 @@
+# sync_barrier: 4 threads meet at a barrier 20 times (progs/sync_barrier.c). Checks: output
+# "serial 20"; valid trace; "sync: barrier" blocks: between 60 (3 per round: the thread that
+# completes a round does not wait) and 80; at least 3/4 of them ended by another thread (the
+# one completing the round wakes the others); stacks pthread_barrier_wait|member; balanced.
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+
+prog=$(build_prog sync_barrier)
+trace_run run -- "$prog"
+expect_status sync_barrier 0
+assert_eq "$(cat "$RUN_OUT")" "serial 20" "program output"
+validate "$RUN_TRACE"
+tr=$RUN_TRACE
+
+total=0
+others=0
+for g in $(gids_started_at "$tr" member); do
+    b=$(blocks "$tr" "$g" 'sync: barrier')
+    total=$((total + b))
+    others=$((others + b - $(self_woken "$tr" "$g")))
+done
+assert_ge "$total" 60 "barrier blocks"
+assert_le "$total" 80 "barrier blocks"
+assert_ge "$((others * 4))" "$((total * 3))" "barrier waits ended by the round's last thread (x4)"
+bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "barrier") && $6 != "pthread_barrier_wait|member"')
+[ -z "$bad" ] || fail "barrier blocks with unexpected stacks: $(echo "$bad" | head -3)"
+check_balanced "$tr"

@@ -1,0 +1,40 @@
+# sync_pingpong: two threads (ping, pong) hand a turn back and forth 300 times through a mutex
+# and a condvar (progs/sync_pingpong.c). Checks: output counts; valid trace; for each side,
+# exactly as many "sync: condvar" blocks as the program's pthread_cond_wait calls, every one of
+# them (but the spurious returns the program counted) woken on the other side's M, i.e. by the
+# signaller, and every wake-up followed by the side's own start; the block stacks name
+# pthread_cond_wait and play; balanced goroutines.
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+
+prog=$(build_prog sync_pingpong)
+trace_run run -- "$prog" 300
+expect_status sync_pingpong 0
+validate "$RUN_TRACE"
+tr=$RUN_TRACE
+read -r _ ping_waits ping_spur < <(grep '^ping ' "$RUN_OUT")
+read -r _ pong_waits pong_spur < <(grep '^pong ' "$RUN_OUT")
+assert_ge "$((ping_waits + pong_waits))" 598 "hand-offs that waited (program's count; only each side's first may not)"
+
+gping=$(gids_started_at "$tr" ping)
+gpong=$(gids_started_at "$tr" pong)
+mping=$(gid_m "$tr" "$gping")
+mpong=$(gid_m "$tr" "$gpong")
+[ -n "$mping" ] && [ -n "$mpong" ] && [ "$mping" != "$mpong" ] || fail "no distinct Ms for ping/pong"
+
+assert_eq "$(blocks "$tr" "$gping" 'sync: condvar')" "$ping_waits" "ping's condvar blocks"
+assert_eq "$(blocks "$tr" "$gpong" 'sync: condvar')" "$pong_waits" "pong's condvar blocks"
+assert_eq "$(woken_by "$tr" "$gping" "$mpong" 'sync: condvar')" "$((ping_waits - ping_spur))" \
+    "ping's condvar wake-ups written by pong"
+assert_eq "$(woken_by "$tr" "$gpong" "$mping" 'sync: condvar')" "$((pong_waits - pong_spur))" \
+    "pong's condvar wake-ups written by ping"
+for g in "$gping" "$gpong"; do
+    seq=$(gid_sequence "$tr" "$g" | tr '\n' ' ')
+    case " $seq " in
+    *" Waiting->Runnable Running->"* | *" Waiting->Runnable Waiting->"*)
+        fail "G$g: a wake-up not followed by its start: $seq" ;;
+    esac
+done
+bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "condvar") &&
+          $6 !~ /^pthread_cond_wait\|play\|(ping|pong)$/ { n++ } END { print n + 0 }')
+assert_eq "$bad" 0 "condvar blocks whose stack is not pthread_cond_wait|play|ping/pong"
+check_balanced "$tr"

@@ -1,0 +1,20 @@
+# syscall_list: main makes one call of each hooked system call that may block and of variants
+# that cannot (progs/sync_syscalls.c). Checks: output "ok" (every result right); valid trace;
+# main's syscalls are exactly, in order, the blocking calls, each with its own function as the
+# leaf of the stack and main below it (O_CREAT open, flock without LOCK_NB, fcntl F_SETLKW,
+# waitpid without WNOHANG, a futex wait through syscall()); the non-blocking variants
+# (LOCK_NB, F_GETFL, MSG_DONTWAIT, WNOHANG, syscall(SYS_getpid)) emit nothing.
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+
+prog=$(build_prog sync_syscalls)
+trace_run run -- "$prog"
+expect_status sync_syscalls 0
+assert_eq "$(cat "$RUN_OUT")" ok "program output"
+validate "$RUN_TRACE"
+tr=$RUN_TRACE
+want="open write pwrite writev fsync fdatasync pread readv read open openat close flock fcntl"
+want="$want send recv sendto recvfrom sendmsg recvmsg connect accept waitpid wait syscall "
+assert_eq "$(leaves "$tr" Syscall 1 | tr '\n' ' ')" "$want" "main's syscalls"
+bad=$(gt_trans "$tr" | awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 !~ /^[a-z0-9]+\|main$/')
+[ -z "$bad" ] || fail "syscall stacks other than CALL|main: $(echo "$bad" | head -3)"
+assert_eq "$(count_trans "$tr" Syscall Running 1)" "$(echo $want | wc -w)" "main's syscall ends"

@@ -1,0 +1,20 @@
+# syscall_pipe: a writer thread writes one byte into a pipe every 20 ms, 15 times, and closes
+# it; main reads until end of file (progs/sync_pipe.c). Checks: output; valid trace; every read
+# is a syscall of main with stack read|read_all|main (16: 15 bytes + end of file), every write
+# one of the writer with stack write|writer (15), then its close; all syscalls end.
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+
+prog=$(build_prog sync_pipe)
+trace_run run -- "$prog"
+expect_status sync_pipe 0
+assert_eq "$(cat "$RUN_OUT")" "reads 16 writes 15" "program output"
+validate "$RUN_TRACE"
+tr=$RUN_TRACE
+gw=$(gids_started_at "$tr" writer)
+gt_trans "$tr" >"$tr.sel"
+reads=$(awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 == "read|read_all|main"' "$tr.sel" | grep -c . || true)
+assert_eq "$reads" 16 "main's read syscalls"
+writes=$(awk -F'\t' -v g="$gw" '$1 == g && $3 == "Syscall" && $6 == "write|writer"' "$tr.sel" | grep -c . || true)
+assert_eq "$writes" 15 "writer's write syscalls"
+assert_eq "$(leaves "$tr" Syscall "$gw" | tail -n1)" close "writer's last syscall"
+assert_eq "$(count_trans "$tr" Running Syscall)" "$(count_trans "$tr" Syscall Running)" "syscall begins vs ends"

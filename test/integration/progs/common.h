@@ -1,0 +1,38 @@
+/* common.h: small helpers shared by the integration test programs.
+ * Invariants: no output unless a call fails; a failing pthread call exits with status 99 and a
+ * message on stderr, so a case sees a broken run as a wrong exit status. */
+#ifndef ITEST_COMMON_H
+#define ITEST_COMMON_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != 0) {                                                                            \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, strerror(rc_));          \
+            exit(99);                                                                              \
+        }                                                                                          \
+    } while (0)
+
+static inline double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Burns CPU for about ms milliseconds without calling anything the tracer hooks. Returns a
+ * value that depends on the work so the loop is not optimized away. */
+static inline unsigned long spin_ms(double ms)
+{
+    volatile unsigned long x = 1;
+    double end = now_ms() + ms;
+    while (now_ms() < end)
+        for (int i = 0; i < 1000; i++)
+            x = x * 6364136223846793005UL + 1442695040888963407UL;
+    return x;
+}
+#endif

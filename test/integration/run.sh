@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# run.sh: runs the integration cases test/integration/cases/*.sh (or those named on the
+# command line, by file name without .sh), one after the other, each with lib.sh sourced, in
+# its own work dir build/itest/<case>/ and bounded by `timeout`.
+# Prints "PASS name" or "FAIL name: reason" per case, then "N passed, M failed" alone on a
+# line; exits 1 if any case failed, 2 if the tools are missing.
+# A case may set its time limit with a line "# itest-timeout: SECONDS" (default 90).
+# ITEST_VERBOSE=1 prints the tail of a failing case's log.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+check_tools() {
+    local t
+    for t in build/tools/gotracevalidate build/tools/gotraceraw /usr/lib/go-1.23/bin/go; do
+        if [ ! -x "$t" ]; then
+            echo "run.sh: $t missing; run make setup" >&2
+            exit 2
+        fi
+    done
+}
+
+case_timeout() {
+    local t
+    t=$(sed -n 's/^# itest-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n1)
+    echo "${t:-90}"
+}
+
+# run_case FILE: runs one case, prints its PASS/FAIL line, returns its success.
+run_case() {
+    local file=$1 name dir rc=0 reason
+    name=$(basename "$file" .sh)
+    dir=$root/build/itest/$name
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    CASE_NAME=$name CASE_DIR=$dir timeout -k 10 "$(case_timeout "$file")" \
+        bash -c 'set -euo pipefail; source "$1"; source "$2"' _ "$here/lib.sh" "$file" \
+        >"$dir/case.log" 2>&1 || rc=$?
+    if [ "$rc" = 0 ]; then
+        echo "PASS $name"
+        return 0
+    fi
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        reason="timed out after $(case_timeout "$file")s"
+    elif [ -s "$dir/reason" ]; then
+        reason=$(head -n1 "$dir/reason")
+    else
+        reason="exited with status $rc"
+    fi
+    echo "FAIL $name: $reason (log: build/itest/$name/case.log)"
+    if [ "${ITEST_VERBOSE:-0}" = 1 ]; then tail -n 20 "$dir/case.log" | sed 's/^/    /'; fi
+    return 1
+}
+
+main() {
+    check_tools
+    local files=() f passed=0 failed=0
+    if [ $# -gt 0 ]; then
+        for f in "$@"; do
+            [ -f "$here/cases/$f.sh" ] || {
+                echo "run.sh: no case $f" >&2
+                exit 2
+            }
+            files+=("$here/cases/$f.sh")
+        done
+    else
+        files=("$here"/cases/*.sh)
+    fi
+    mkdir -p build/itest
+    for f in "${files[@]}"; do
+        if run_case "$f"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    done
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+}
+
+main "$@"
