@@ -24,10 +24,12 @@ static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emi
     }
 }
 
-int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx)
+/* The CAS loop shared by G and P words: on MOVE_OK, *claimed says whether this move claimed
+ * generation gen (so the caller emits the status of *from, the state before). */
+static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
+                     const uint8_t inc[8], uint64_t *seq0, unsigned *from, int *claimed)
 {
-    uint64_t w = atomic_load_explicit(&t->gword, memory_order_acquire);
+    uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     for (;;) {
         unsigned st = word_state(w);
         if (!(mask & SMASK(st))) return MOVE_STATE;
@@ -35,34 +37,34 @@ int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const 
         int claim = word_gen(w) < gen;
         uint64_t base = claim ? 0 : word_seq(w);
         uint64_t nw = word_make(gen, to, base + (inc ? inc[st] : 0));
-        if (atomic_compare_exchange_weak_explicit(&t->gword, &w, nw, memory_order_acq_rel,
+        if (atomic_compare_exchange_weak_explicit(word, &w, nw, memory_order_acq_rel,
                                                   memory_order_acquire)) {
-            if (claim) emit_g_status(gen, t, st, emit, ctx);
             *seq0 = base;
             *from = st;
+            *claimed = claim;
             return MOVE_OK;
         }
     }
 }
 
+int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx)
+{
+    int claimed;
+    int r = word_move(&t->gword, gen, mask, to, inc, seq0, from, &claimed);
+    if (r == MOVE_OK && claimed) emit_g_status(gen, t, *from, emit, ctx);
+    return r;
+}
+
 int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
            uint64_t *seq0, gt_emit_fn emit, void *ctx)
 {
-    uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
-    for (;;) {
-        unsigned st = word_state(w);
-        if (!(mask & SMASK(st))) return MOVE_STATE;
-        if (word_gen(w) > gen) return MOVE_SKEW;
-        int claim = word_gen(w) < gen;
-        uint64_t base = claim ? 0 : word_seq(w);
-        uint64_t nw = word_make(gen, to, base + inc);
-        if (atomic_compare_exchange_weak_explicit(&p->word, &w, nw, memory_order_acq_rel,
-                                                  memory_order_acquire)) {
-            if (claim) emit(ctx, GO_EV_PROC_STATUS, 2, (uint64_t[]){p->id, st});
-            *seq0 = base;
-            return MOVE_OK;
-        }
-    }
+    const uint8_t incs[8] = {inc, inc, inc, inc, inc, inc, inc, inc};
+    unsigned from;
+    int claimed;
+    int r = word_move(&p->word, gen, mask, to, incs, seq0, &from, &claimed);
+    if (r == MOVE_OK && claimed) emit(ctx, GO_EV_PROC_STATUS, 2, (uint64_t[]){p->id, from});
+    return r;
 }
 
 #define LIVE_G (SMASK(GO_G_RUNNABLE) | SMASK(GO_G_RUNNING) | SMASK(GO_G_SYSCALL) | SMASK(GO_G_WAITING))
