@@ -187,8 +187,10 @@ static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, in
 /* A thread the tracer did not see being created: it creates itself (named by entry if given). */
 GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
 {
+    gt_internal = 1; /* a signal handler must not adopt us again while we hold a lock */
     struct gt_p *p = proc_get();
     struct gt_thread *t = p ? thread_alloc() : NULL;
+    gt_internal = 0;
     if (!t) {
         if (p) proc_put(p);
         flusher_fail("out of memory for thread state");
@@ -239,14 +241,15 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
 {
     if (g_state(self) != GO_G_RUNNING) return NULL;
     int saved = errno;
+    self->depth++;
     struct gt_thread *child = thread_alloc();
     if (!child) {
+        self->depth--;
         errno = saved;
         return NULL;
     }
     child->start = start;
     child->arg = arg;
-    self->depth++;
     uint64_t stk = stack_capture();
     uintptr_t pc = (uintptr_t)start + 1;
     uint64_t named = stack_from_pcs(&pc, 1);

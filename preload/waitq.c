@@ -23,6 +23,21 @@ static struct bucket *bucket_of(void *key)
     return &buckets[h >> 54];
 }
 
+/* A bucket lock is held with the thread marked inside the tracer, so a signal handler that
+ * interrupts it and calls a hooked function passes straight through instead of spinning on a
+ * lock its own thread holds. */
+static void bucket_lock(struct bucket *b)
+{
+    if (gt_self) gt_self->depth++;
+    spin_lock(&b->lock);
+}
+
+static void bucket_unlock(struct bucket *b)
+{
+    spin_unlock(&b->lock);
+    if (gt_self) gt_self->depth--;
+}
+
 static struct gt_thread *thread_of(struct gt_wait *w)
 {
     return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
@@ -38,7 +53,7 @@ void waitq_add(void *key, struct gt_thread *t)
     struct bucket *b = bucket_of(key);
     struct gt_wait *w = &t->wait;
     w->next = NULL;
-    spin_lock(&b->lock);
+    bucket_lock(b);
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
     w->prev = b->tail;
     if (b->tail)
@@ -47,7 +62,7 @@ void waitq_add(void *key, struct gt_thread *t)
         b->head = w;
     b->tail = w;
     atomic_fetch_add_explicit(&b->count, 1, memory_order_relaxed);
-    spin_unlock(&b->lock);
+    bucket_unlock(b);
 }
 
 /* Unlinks w; the caller holds b's lock and w is queued in b. */
@@ -71,9 +86,9 @@ void waitq_remove(struct gt_thread *t)
     void *key = key_of(w);
     if (!key) return; /* a waker dequeued it */
     struct bucket *b = bucket_of(key);
-    spin_lock(&b->lock);
+    bucket_lock(b);
     if (key_of(w)) unlink_locked(b, w);
-    spin_unlock(&b->lock);
+    bucket_unlock(b);
 }
 
 int waitq_has_waiters(void *key)
@@ -92,9 +107,9 @@ static int count_locked(struct bucket *b, void *key)
 int waitq_count(void *key)
 {
     struct bucket *b = bucket_of(key);
-    spin_lock(&b->lock);
+    bucket_lock(b);
     int n = count_locked(b, key);
-    spin_unlock(&b->lock);
+    bucket_unlock(b);
     return n;
 }
 
@@ -114,17 +129,17 @@ static int wake_locked(struct bucket *b, void *key, struct gt_thread *self, uint
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
 {
     struct bucket *b = bucket_of(key);
-    spin_lock(&b->lock);
+    bucket_lock(b);
     int woken = wake_locked(b, key, self, stk, max);
-    spin_unlock(&b->lock);
+    bucket_unlock(b);
     return woken;
 }
 
 int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
 {
     struct bucket *b = bucket_of(key);
-    spin_lock(&b->lock);
+    bucket_lock(b);
     int woken = count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
-    spin_unlock(&b->lock);
+    bucket_unlock(b);
     return woken;
 }
