@@ -214,7 +214,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     return t;
 }
 
-struct gt_thread *tr_current_slow(void)
+GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
 {
     if (gt_internal) return NULL;
     if (!atomic_load_explicit(&gt_on, memory_order_acquire)) {

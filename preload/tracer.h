@@ -45,7 +45,7 @@ void tr_reasons_init(void);
 
 struct gt_thread *tr_current_slow(void);
 /* The calling thread's state if it may emit now, registering a thread first seen; else NULL. */
-static inline struct gt_thread *tr_current(void)
+static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)
 {
     struct gt_thread *t = gt_self;
     if (__builtin_expect(t && !t->depth && atomic_load_explicit(&gt_on, memory_order_relaxed) &&
