@@ -27,6 +27,7 @@ include preload/preload.mk
 include decoder/decoder.mk
 include test/test.mk
 -include examples/examples.mk
+-include bench/bench.mk
 
 # Each component appends its benchmarks to BENCH_SUITES; `make bench` runs them all.
 bench: all

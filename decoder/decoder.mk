@@ -1,6 +1,57 @@
-# decoder/: builds build/gotrace (placeholder until the decoder lands).
+# decoder/: builds build/gotrace (the CLI) and build/libgotrace_decoder.a (every decoder
+# object but main.o, for the unit tests and the fuzzer); `make install`; the decoder's test
+# suite (decoder-test), fuzzing (fuzz, fuzz-short) and benchmark (bench-decoder).
+# Invariants: one object per source; the fuzzer is built with clang into build/fuzz/ only
+# when asked for; nothing here writes outside build/ except `make install` (to PREFIX).
 DECODER_SRCS := $(wildcard decoder/*.c)
-$(BUILD)/libgotrace_decoder.a: | $(BUILD)
-	rm -f $@ && ar rcs $@
-$(BUILD)/gotrace: $(DECODER_SRCS) | $(BUILD)
-	$(CC) $(CFLAGS_COMMON) -Icommon $^ -o $@
+DECODER_OBJS := $(DECODER_SRCS:decoder/%.c=$(BUILD)/decoder/%.o)
+DECODER_LIB_OBJS := $(filter-out $(BUILD)/decoder/main.o,$(DECODER_OBJS))
+DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon -Idecoder
+
+$(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) common/go_wire.h | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(DECODER_CFLAGS) -c $< -o $@
+
+$(BUILD)/libgotrace_decoder.a: $(DECODER_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/gotrace: $(BUILD)/decoder/main.o $(BUILD)/libgotrace_decoder.a
+	$(CC) -o $@ $^ -lm
+
+# Installation: the tracer library, the decoder, and the public header if there is one.
+PREFIX ?= /usr/local
+.PHONY: install
+install: $(BUILD)/libgotrace.so $(BUILD)/gotrace
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/libgotrace.so $(DESTDIR)$(PREFIX)/lib/libgotrace.so
+	install -m 0755 $(BUILD)/gotrace $(DESTDIR)$(PREFIX)/bin/gotrace
+	if [ -f include/gotrace.h ]; then install -d $(DESTDIR)$(PREFIX)/include && \
+	  install -m 0644 include/gotrace.h $(DESTDIR)$(PREFIX)/include/gotrace.h; fi
+
+# Fuzzing (libFuzzer + ASan, clang): `make fuzz FUZZ_SECONDS=60`; findings land in
+# build/fuzz/artifacts/ -- copy them to test/decoder/regress/ to make them regression tests.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(BUILD)/fuzz/fuzz_decoder
+$(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h) common/go_wire.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -Icommon -Idecoder \
+	    test/decoder/fuzz_decoder.c $(filter-out decoder/main.c,$(DECODER_SRCS)) -o $@
+
+.PHONY: fuzz fuzz-short decoder-test bench-decoder
+fuzz: $(FUZZ_BIN)
+	@bash test/decoder/fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
+
+fuzz-short: $(FUZZ_BIN)
+	@bash test/decoder/fuzz.sh $(FUZZ_BIN) 15
+
+decoder-test: $(BUILD)/gotrace $(FUZZ_BIN)
+	@bash test/decoder/run.sh
+	@$(MAKE) --no-print-directory fuzz-short
+
+bench-decoder: $(BUILD)/gotrace
+	@bash bench/decoder/bench.sh
+
+TEST_SUITES += decoder-test
+BENCH_SUITES += bench-decoder

@@ -1,12 +1,45 @@
-/* main.c: placeholder command line of the gotrace decoder. */
+/* main.c: `gotrace COMMAND ...` dispatch and top-level usage.
+ * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage; no command runs without its name. */
+#include "cli.h"
+#include "cmds.h"
+
 #include <stdio.h>
 #include <string.h>
+
+static const char usage[] =
+    "usage: gotrace COMMAND [OPTIONS] FILE\n"
+    "\n"
+    "Reads Go 1.22/1.23 execution traces (written by libgotrace.so or by the Go runtime).\n"
+    "\n"
+    "commands:\n"
+    "  check FILE                 validate the trace as Go's parser and validator do\n"
+    "  dump [--stacks] FILE       one line per event, in global order\n"
+    "  summary FILE               per-thread lifetime, running, blocked, syscall times\n"
+    "  contention [--top N] FILE  where threads waited, grouped by stack\n"
+    "  export --format chrome FILE -o OUT.json   Chrome/Perfetto trace JSON\n"
+    "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
+    "\n"
+    "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
+    "2 bad usage.\n";
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        puts("usage: gotrace COMMAND [ARGS]  (commands arrive with the decoder)");
-        return 0;
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return GD_EXIT_USAGE;
     }
-    fputs("gotrace: no commands yet; see --help\n", stderr);
-    return 2;
+    const char *c = argv[1];
+    if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+        fputs(usage, stdout);
+        return GD_EXIT_OK;
+    }
+    if (!strcmp(c, "check")) return gd_cmd_check(argc - 1, argv + 1);
+    if (!strcmp(c, "dump")) return gd_cmd_dump(argc - 1, argv + 1);
+    if (!strcmp(c, "summary")) return gd_cmd_summary(argc - 1, argv + 1);
+    if (!strcmp(c, "contention")) return gd_cmd_contention(argc - 1, argv + 1);
+    if (!strcmp(c, "export")) return gd_cmd_export(argc - 1, argv + 1);
+    if (!strcmp(c, "record")) return gd_cmd_record(argc - 1, argv + 1);
+    fprintf(stderr, "gotrace: unknown command %s\n\n", c);
+    fputs(usage, stderr);
+    return GD_EXIT_USAGE;
 }

@@ -11,3 +11,7 @@ all: examples
 $(BUILD)/examples/%: examples/%.c | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(EXAMPLE_CFLAGS) $< -o $@
+
+# annotations uses include/gotrace.h (-Iinclude above) and links no gotrace library: its calls
+# are no-ops untraced and reach libgotrace.so under LD_PRELOAD (docs/annotations.md).
+$(BUILD)/examples/annotations: include/gotrace.h

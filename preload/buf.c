@@ -68,7 +68,14 @@ void buf_put(struct gt_buf *b)
 
 size_t buf_bytes_in_use(void) { return atomic_load_explicit(&in_use, memory_order_relaxed); }
 
-void buf_pool_reset_lock(void) { atomic_store(&pool_lock.v, 0); }
+void buf_fork_prepare(void) { spin_lock(&pool_lock); }
+void buf_fork_parent(void) { spin_unlock(&pool_lock); }
+
+void buf_fork_child(void)
+{
+    atomic_store(&in_use, 0);
+    spin_unlock(&pool_lock);
+}
 
 void stream_push_full(struct gt_stream *s, struct gt_buf *b)
 {

@@ -32,8 +32,11 @@ struct gt_buf *buf_get(void); /* NULL when memory is exhausted */
 void buf_put(struct gt_buf *b);
 /* Bytes in buffers handed out and not yet returned (drives early generation switches). */
 size_t buf_bytes_in_use(void);
-/* After fork, in the child: the pool lock may have been held by a thread that is gone. */
-void buf_pool_reset_lock(void);
+/* Fork: prepare takes the pool lock, parent and child release it; the child forgets the
+ * buffers of the parent's threads (they stay allocated, unused). */
+void buf_fork_prepare(void);
+void buf_fork_parent(void);
+void buf_fork_child(void);
 
 /* Appends b to s's full list (owner only). */
 void stream_push_full(struct gt_stream *s, struct gt_buf *b);

@@ -4,7 +4,9 @@
 #include "flusher.h"
 
 #include "clock.h"
+#include "cpuprof.h"
 #include "event.h"
+#include "fds.h"
 #include "go_wire.h"
 #include "log.h"
 #include "stack.h"
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -168,10 +171,10 @@ static int wait_section(struct gt_thread *t)
 {
     uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst);
     if (!(s & 1)) return 0;
-    uint64_t deadline = gt_now() + 2 * GT_TICKS_PER_SEC;
+    uint64_t deadline = gt_mono_ns() + 2000000000ull;
     for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
         if (i > 100) {
-            if (gt_now() > deadline) return -1;
+            if (gt_mono_ns() > deadline) return -1;
             struct timespec ts = {0, 50000};
             nanosleep(&ts, NULL);
         }
@@ -211,6 +214,26 @@ static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
     put_bytes(&F.out, s, len);
 }
 
+static int open_output(const char *path);
+
+/* The output descriptor, opening F.path first in a forked child (lazily); -1 on error. */
+static int output_fd(void)
+{
+    if (F.fd < 0) F.fd = open_output(F.path);
+    return F.fd;
+}
+
+/* One CPU sample; the batch opens with the first sample (an empty one is not written). */
+static void visit_sample(void *ctx, const uint64_t rec[5])
+{
+    int *open = ctx;
+    if (!*open) struct_begin(F.file_gen + 1, GO_EV_CPU_SAMPLES);
+    *open = 1;
+    struct_room(F.file_gen + 1, GO_EV_CPU_SAMPLES, 1 + 5 * GO_MAX_UVARINT_LEN);
+    put_bytes(&F.out, (uint8_t[]){GO_EV_CPU_SAMPLE}, 1);
+    for (int i = 0; i < 5; i++) put_uv(&F.out, rec[i]);
+}
+
 static int write_all(const uint8_t *p, size_t n)
 {
     while (n) {
@@ -241,6 +264,11 @@ static void write_generation(uint64_t gen)
             if (b->len) put_batch(fg, m, b->base_ts, b->data, b->len);
         if (st->cur && st->cur->len) put_batch(fg, m, st->cur->base_ts, st->cur->data, st->cur->len);
     }
+    if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
+        int open = 0;
+        cpuprof_drain(gen, F.snap, F.nsnap, visit_sample, &open);
+        if (open) struct_end();
+    }
     if (F.out.len == events_start) return; /* nothing happened: no generation */
     struct_begin(fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &gen);
@@ -249,10 +277,10 @@ static void write_generation(uint64_t gen)
     str_foreach_marked(gen, visit_string, NULL);
     struct_end();
     struct_begin(fg, GO_EV_FREQUENCY);
-    put_uv(&F.out, GT_TICKS_PER_SEC);
+    put_uv(&F.out, gt_ticks_per_sec());
     struct_end();
     if (atomic_load(&F.failed)) return;
-    if (write_all(F.out.p, F.out.len) < 0) {
+    if (output_fd() < 0 || write_all(F.out.p, F.out.len) < 0) {
         int e = errno;
         if (ftruncate(F.fd, F.good_size) < 0) { /* keep what was whole; nothing else to do */
         }
@@ -336,10 +364,10 @@ static void *flusher_main(void *arg)
 {
     (void)arg;
     gt_internal = 1;
-    uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+    uint64_t next = gt_mono_ns() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = atomic_load(&gt_live) == 0;
-        uint64_t now = gt_now();
+        uint64_t now = gt_mono_ns();
         if (!atomic_load(&F.wake) && now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
             futex_wait_ms(&F.wake, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
@@ -350,29 +378,44 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
-        if (!atomic_exchange(&F.wake, 0) && gt_now() < next) continue;
+        if (!atomic_exchange(&F.wake, 0) && gt_mono_ns() < next) continue;
         spin_lock(&F.lock);
         advance();
         spin_unlock(&F.lock);
-        next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+        next = gt_mono_ns() + (uint64_t)F.period_ms * 1000000ull;
     }
     return NULL;
 }
 
-/* Opens the output, locked against other traced processes given the same path (a fixed
- * GOTRACE_OUT and a program that starts others): the second one writes PATH.<pid>. */
+/* A dup2 by the program onto the output's number: the output moves (under the flush lock, so
+ * no write is under way) and the program gets the number. */
+static int move_output(int fd)
+{
+    spin_lock(&F.lock);
+    int moved = fds_high_dup(fd);
+    if (moved >= 0 && F.fd == fd) F.fd = moved;
+    spin_unlock(&F.lock);
+    return moved;
+}
+
+/* Opens the output at a high descriptor number (fds.h), locked against other traced
+ * processes given the same path (a fixed GOTRACE_OUT and a program that starts others): the
+ * second one writes PATH.<pid>. A regular file is truncated; anything else (a device, a
+ * FIFO) is written as it is. */
 static int open_output(const char *path)
 {
-    snprintf(F.path, sizeof F.path, "%s", path);
+    if (path != F.path) snprintf(F.path, sizeof F.path, "%s", path);
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = open(F.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) return -1;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            if (ftruncate(fd, 0) == 0) return fd;
-            close(fd);
+            struct stat st;
+            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ftruncate(fd, 0) == 0))
+                return fds_keep(fd, move_output);
+            REAL(close)(fd);
             return -1;
         }
-        close(fd);
+        REAL(close)(fd);
         gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
                path, (long)getpid(), path, (long)getpid());
         snprintf(F.path, sizeof F.path, "%.*s.%ld", GT_PATH_MAX - 24, path, (long)getpid());
@@ -381,16 +424,18 @@ static int open_output(const char *path)
     return -1;
 }
 
-int flusher_start(const struct gt_config *cfg, const char *path)
+static void close_output(void)
 {
-    F.period_ms = cfg->period_ms;
-    F.flush_bytes = (size_t)cfg->flush_mb << 20;
-    F.fd = open_output(path);
-    if (F.fd < 0) {
-        gt_log("cannot create trace file %s: %s; running untraced", F.path, strerror(errno));
-        return -1;
-    }
-    if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    if (F.fd < 0) return;
+    fds_forget(F.fd);
+    REAL(close)(F.fd);
+    F.fd = -1;
+}
+
+/* The flusher thread, detached, with every signal blocked (the program's signals go to its
+ * own threads). */
+static int start_thread(void)
+{
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -403,11 +448,24 @@ int flusher_start(const struct gt_config *cfg, const char *path)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
         gt_log("cannot start the flusher thread: %s; running untraced", strerror(r));
-        close(F.fd);
-        F.fd = -1;
+        close_output();
         return -1;
     }
     return 0;
+}
+
+int flusher_start(const struct gt_config *cfg, const char *path)
+{
+    gt_clock_init(); /* before any event */
+    F.period_ms = cfg->period_ms;
+    F.flush_bytes = (size_t)cfg->flush_mb << 20;
+    F.fd = open_output(path);
+    if (F.fd < 0) {
+        gt_log("cannot create trace file %s: %s; running untraced", F.path, strerror(errno));
+        return -1;
+    }
+    if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    return start_thread();
 }
 
 void flusher_note_buffer(void)
@@ -448,11 +506,25 @@ void flusher_final(void)
     flusher_kick();
 }
 
-void flusher_forget(void)
+void flusher_fork_prepare(void) { spin_lock(&F.lock); }
+void flusher_fork_parent(void) { spin_unlock(&F.lock); }
+
+int flusher_fork_child(const char *path)
 {
-    atomic_store(&F.stopped, 1);
-    atomic_store(&gt_on, 0);
-    atomic_store(&F.lock.v, 0);
-    if (F.fd >= 0) close(F.fd);
-    F.fd = -1;
+    close_output(); /* the parent's; its lock stays with the parent's descriptor */
+    spin_unlock(&F.lock);
+    if (!path) {
+        atomic_store(&F.stopped, 1);
+        atomic_store(&gt_on, 0);
+        return 0;
+    }
+    snprintf(F.path, sizeof F.path, "%s", path);
+    atomic_store(&F.stopped, 0);
+    atomic_store(&F.failed, 0);
+    atomic_store(&F.wake, 0);
+    F.file_gen = 0;
+    F.good_size = 0;
+    F.nsnap = 0;
+    F.mless[0].len = F.mless[1].len = 0;
+    return start_thread();
 }

@@ -17,6 +17,11 @@ void flusher_kick(void);        /* wake the flusher thread now */
 void flusher_fail(const char *why);
 void flusher_flush_now(void); /* switch and write synchronously (before exec) */
 void flusher_final(void);     /* last switch and write; nothing is written after it */
-/* After fork, in the child. */
-void flusher_forget(void);
+/* Fork: prepare takes the flush lock (waiting for a switch in progress), parent and child
+ * release it. In the child, with a path: a fresh flusher thread writes PATH (opened when the
+ * first generation is written, so a child that only execs leaves no file), from file
+ * generation 1; 0, or -1 after a message. Without: nothing more is written (untraced). */
+void flusher_fork_prepare(void);
+void flusher_fork_parent(void);
+int flusher_fork_child(const char *path);
 #endif

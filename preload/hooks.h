@@ -68,6 +68,14 @@
         }                                                                                          \
     } while (0)
 
+/* Whether the calling thread works for the tracer (the flusher, set-up, a stack capture):
+ * what it opens is the tracer's (fds.h). */
+static inline int in_tracer(void)
+{
+    struct gt_thread *t = gt_self;
+    return gt_internal || (t && t->depth);
+}
+
 /* Timeouts that may make a call wait: not zero (and well formed, else the call fails at once). */
 static inline int ts_waits(const struct timespec *ts)
 {

@@ -12,10 +12,24 @@
  * barrier), never written. */
 #include "hooks.h"
 #include "real.h"
+#include "stack.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+
+/* Keeps the hook's frame around the call that produced r: no tail call into an out-of-line
+ * half in section gotrace_api (stack.h), whose frame captures skip. */
+#define KEEP_FRAME(r) __asm__ volatile("" : "+r"(r))
+
+/* REAL for a fast path: resolving (only before the constructor ran) is out of line. */
+__attribute__((cold, noinline)) static struct gt_real *real_resolved(void)
+{
+    real_init();
+    return &gt_real;
+}
+#define REAL_HOT(name)                                                                             \
+    (__builtin_expect(gt_real.name != NULL, 1) ? gt_real.name : real_resolved()->name)
 
 #define MUTEX_KIND_MASK 3 /* glibc's PTHREAD_MUTEX_KIND_MASK_NP: the type bits of __kind */
 
@@ -62,10 +76,24 @@ static int mutex_frees(const pthread_mutex_t *m, struct gt_thread *self)
             m->__data.__count <= 1);
 }
 
+/* The waiting half of pthread_mutex_lock, after a trylock found m taken. */
+GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
+{
+    struct gt_thread *self = tr_current();
+    if (!self || !mutex_waits(m, self)) return REAL(pthread_mutex_lock)(m);
+    return WAIT_AS(self, m, GT_R_MUTEX, REAL(pthread_mutex_lock)(m));
+}
+
+/* The fast path is one trylock, traced thread or not: a free mutex is taken at once (a
+ * recursive one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes
+ * to the waiting half, which makes the real lock call. */
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, REAL(pthread_mutex_trylock)(m),
-                  REAL(pthread_mutex_lock)(m));
+    int r = REAL_HOT(pthread_mutex_trylock)(m);
+    if (__builtin_expect(r != EBUSY, 1)) return r;
+    r = mutex_lock_wait(m);
+    KEEP_FRAME(r);
+    return r;
 }
 
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -81,11 +109,18 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
                   REAL(pthread_mutex_trylock)(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
 }
 
-EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+/* The waking half of an unlock that found threads queued in m's bucket. */
+GOTRACE_API_FN static void mutex_unlock_wake(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
     if (self && mutex_frees(m, self)) WAKE_IF(self, m, 1);
-    return REAL(pthread_mutex_unlock)(m);
+}
+
+/* Fast path: nobody queued in m's bucket (one load), then a tail call. */
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (__builtin_expect(waitq_has_waiters(m), 0)) mutex_unlock_wake(m);
+    return REAL_HOT(pthread_mutex_unlock)(m);
 }
 
 /* ---- read-write locks (glibc checks the time first, even for a free lock) ---- */

@@ -6,10 +6,14 @@
  * variadic arguments are forwarded as the real function reads them (open's mode only when the
  * flags need one, fcntl's argument as a pointer-sized word, syscall's six words); a call that
  * cannot block (WNOHANG, LOCK_NB, MSG_DONTWAIT, fcntl other than the waiting lock commands,
- * syscall() other than a futex wait) passes straight through. */
+ * syscall() other than a futex wait) passes straight through. What the tracer opens goes to
+ * a high descriptor number, and the tracer's kept descriptors look closed to the program
+ * (fds.h). */
+#include "fds.h"
 #include "hooks.h"
 #include "real.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <stdarg.h>
@@ -125,32 +129,46 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
         mode_;                                                                                     \
     })
 
+/* A descriptor opened for the tracer moves out of the program's range. */
+#define OPENED(call)                                                                               \
+    __extension__({                                                                                \
+        int fd_ = SYSCALL(call);                                                                   \
+        fd_ >= 0 && in_tracer() ? fds_high(fd_) : fd_;                                             \
+    })
+
 EXPORT int open(const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return SYSCALL(REAL(open)(path, flags, mode));
+    return OPENED(REAL(open)(path, flags, mode));
 }
 
 EXPORT int open64(const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return SYSCALL(REAL(open64)(path, flags, mode));
+    return OPENED(REAL(open64)(path, flags, mode));
 }
 
 EXPORT int openat(int dir, const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return SYSCALL(REAL(openat)(dir, path, flags, mode));
+    return OPENED(REAL(openat)(dir, path, flags, mode));
 }
 
 EXPORT int openat64(int dir, const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return SYSCALL(REAL(openat64)(dir, path, flags, mode));
+    return OPENED(REAL(openat64)(dir, path, flags, mode));
 }
 
 EXPORT int close(int fd)
 {
+    if (fds_kept(fd)) {
+        if (!in_tracer() || fds_owned(fd)) {
+            errno = EBADF; /* not open, as far as the program (or libunwind's stale pipe) knows */
+            return -1;
+        }
+        fds_forget(fd);
+    }
     return SYSCALL(REAL(close)(fd));
 }
 

@@ -19,7 +19,9 @@
 
 static int (*app_main)(int, char **, char **);
 
-static void main_cleanup(void *arg)
+/* The thread's record is gt_self, not the one it started with: a forked child adopts its
+ * forking thread anew. */
+static void exit_cleanup(void *arg)
 {
     (void)arg;
     struct gt_thread *t = gt_self;
@@ -30,7 +32,7 @@ GOTRACE_TRAMPOLINE static int main_trampoline(int argc, char **argv, char **envp
 {
     tr_main_start((void *)app_main);
     int r;
-    pthread_cleanup_push(main_cleanup, NULL);
+    pthread_cleanup_push(exit_cleanup, NULL);
     r = app_main(argc, argv, envp);
     pthread_cleanup_pop(0);
     __asm__ volatile("" : "+r"(r)); /* keeps this frame: no tail call into main */
@@ -48,8 +50,6 @@ EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char 
 
 /* ---- threads ---- */
 
-static void thread_cleanup(void *arg) { tr_thread_exit(arg); }
-
 GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
 {
     struct gt_thread *t = arg;
@@ -57,7 +57,7 @@ GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
     void *start_arg = t->arg;
     tr_thread_start(t);
     void *ret;
-    pthread_cleanup_push(thread_cleanup, t);
+    pthread_cleanup_push(exit_cleanup, NULL);
     ret = start(start_arg);
     pthread_cleanup_pop(1);
     __asm__ volatile("" : "+r"(ret));
@@ -71,7 +71,12 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     struct gt_thread *child = self ? tr_create_prepare(self, start, arg) : NULL;
     if (!child) return REAL(pthread_create)(th, attr, start, arg);
     int r = REAL(pthread_create)(th, attr, thread_trampoline, child);
-    if (r != 0) tr_create_failed(child);
+    if (r != 0) {
+        tr_create_failed(child);
+        return r;
+    }
+    pthread_t unset = 0; /* known now, so a name given before the child runs finds it */
+    atomic_compare_exchange_strong(&child->handle, &unset, *th);
     return r;
 }
 

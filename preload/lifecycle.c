@@ -1,17 +1,27 @@
 /* lifecycle.c: setting the tracer up on first use, and ending it: the final generation at
- * exit, a flush before exec, a fresh start (untraced) in a forked child.
+ * exit, a flush before exec, a fresh start in a forked child.
  * Invariants: tracer_init runs its body once (from the constructor, or from the first hook if
- * another library's constructor calls one earlier); any failure leaves the program running
- * untraced after one "gotrace: " message; nothing here runs on the event path. */
+ * another library's constructor calls one earlier), as the tracer (gt_internal: what it opens
+ * is the tracer's, fds.h); any failure leaves the program running untraced after one
+ * "gotrace: " message; nothing here runs on the event path. Exec, exit and flush requests
+ * act only in the process the tracer belongs to (tracer_pid): a vfork child, or a child
+ * made without fork handlers (_Fork, clone), shares or copies the parent's state and must
+ * not write it. Fork: the prepare handler takes the tracer's locks (flush, registry, procs,
+ * buffer pool, in that order) so no structure is mid-update in the child; the child forgets
+ * the parent's threads, keeps its own in-memory tables, and traces to its own file from file
+ * generation 1, while the internal generation number goes on increasing. */
 #include "buf.h"
 #include "config.h"
+#include "cpuprof.h"
 #include "flusher.h"
 #include "log.h"
 #include "real.h"
 #include "stack.h"
 #include "strings.h"
 #include "tracer.h"
+#include "waitq.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,30 +32,96 @@ enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static atomic_int init_state;
 static struct gt_config cfg;
 static unsigned image;
+static pid_t tracer_pid;
+static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
+static int forked;      /* this process is a forked child (or its exec'd image) */
 
 static void warn_config(const char *msg) { gt_log("%s", msg); }
 static const char *env(const char *name) { return getenv(name); }
 
-static void in_child_after_fork(void)
+int tracer_in_own_process(void) { return getpid() == tracer_pid; }
+
+/* The forking thread holds the locks from here to the parent or child handler; meanwhile it
+ * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
+ * fork from inside the tracer (a signal handler) takes no lock and gives an untraced child. */
+static void fork_prepare(void)
 {
-    /* The child has only the forking thread; the tracer state is the parent's. It runs
-     * untraced rather than share the parent's file. */
-    flusher_forget();
-    buf_pool_reset_lock();
-    gt_self = NULL;
-    gt_internal = 1;
+    struct gt_thread *t = gt_self;
+    fork_traced = atomic_load(&gt_on) && !gt_internal && !(t && t->depth) && tracer_in_own_process();
+    gt_internal++;
+    if (!fork_traced) return;
+    flusher_fork_prepare();
+    thread_fork_prepare();
+    buf_fork_prepare();
 }
 
-/* Which image of this process we are: 0, or n when exec'd n times under the tracer. */
+static void fork_parent(void)
+{
+    gt_internal--;
+    if (!fork_traced) return;
+    buf_fork_parent();
+    thread_fork_parent();
+    flusher_fork_parent();
+}
+
+/* A forked child's file (and its exec'd images'): PATH.<pid> when GOTRACE_OUT has no %p, so
+ * it never names the parent's file. */
+static int forked_path(char *path, size_t size)
+{
+    char a[GT_PATH_MAX], b[GT_PATH_MAX];
+    if (config_expand_path(cfg.out_pattern, 1, a, sizeof a) != 0 ||
+        config_expand_path(cfg.out_pattern, 2, b, sizeof b) != 0 || strcmp(a, b) != 0)
+        return 0;
+    size_t len = strlen(path);
+    return snprintf(path + len, size - len, ".%ld", (long)getpid()) < (int)(size - len) ? 0 : -1;
+}
+
+static int child_path(char *path, size_t size)
+{
+    if (config_expand_path(cfg.out_pattern, (long)getpid(), path, size) != 0) return -1;
+    return forked_path(path, size);
+}
+
+static void fork_child(void)
+{
+    tracer_pid = getpid();
+    image = 0;
+    forked = 1;
+    struct gt_thread *t = gt_self;
+    if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
+    gt_self = NULL;
+    atomic_store(&gt_live, 0);
+    cpuprof_fork_child();
+    char path[GT_PATH_MAX];
+    if (fork_traced) {
+        buf_fork_child();
+        thread_fork_child();
+        waitq_fork_child();
+    }
+    if (!fork_traced || child_path(path, sizeof path) != 0) {
+        flusher_fork_child(NULL);
+        gt_internal = 1; /* for good: this process runs untraced */
+        return;
+    }
+    atomic_fetch_add(&gt_gen, 1); /* nothing of the parent's current generation is written */
+    if (flusher_fork_child(path) != 0) atomic_store(&gt_on, 0);
+    gt_internal--;
+}
+
+/* Which image of this process we are: 0, or n when exec'd n times under the tracer
+ * (GT_EXEC_ENV=<pid>.<n>, with a trailing "f" in a forked child: sets forked). */
 static unsigned image_of_process(void)
 {
     const char *v = getenv(GT_EXEC_ENV);
     if (!v) return 0;
     char *end;
     long pid = strtol(v, &end, 10);
-    unsigned long image = *end == '.' ? strtoul(end + 1, NULL, 10) : 0;
+    unsigned long image = *end == '.' ? strtoul(end + 1, &end, 10) : 0;
+    int of_fork = *end == 'f';
     unsetenv(GT_EXEC_ENV); /* the program sees the environment it would see untraced */
-    return pid == (long)getpid() && image < 1000000 ? (unsigned)image : 0;
+    if (pid != (long)getpid() || image >= 1000000) return 0;
+    forked = of_fork;
+    return (unsigned)image;
 }
 
 /* gotrace.123.trace -> gotrace.123-exec1.trace for the second image of process 123. */
@@ -66,6 +142,9 @@ void tracer_init(void)
 {
     int expected = INIT_NONE;
     if (!atomic_compare_exchange_strong(&init_state, &expected, INIT_RUNNING)) return;
+    int saved_errno = errno;
+    gt_internal++;
+    tracer_pid = getpid();
     real_init();
     config_defaults(&cfg);
     config_parse(&cfg, env, warn_config);
@@ -74,7 +153,7 @@ void tracer_init(void)
     char path[GT_PATH_MAX];
     image = image_of_process();
     if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
-        image_path(path, sizeof path, image) != 0) {
+        image_path(path, sizeof path, image) != 0 || (forked && forked_path(path, sizeof path) != 0)) {
         gt_log("GOTRACE_OUT is too long; running untraced");
         goto done;
     }
@@ -85,11 +164,14 @@ void tracer_init(void)
     }
     tr_reasons_init();
     if (flusher_start(&cfg, path) != 0) goto done;
-    pthread_atfork(NULL, NULL, in_child_after_fork);
+    cpuprof_init(cfg.cpu_hz);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s)", path, cfg.period_ms, cfg.stacks ? "on" : "off");
     atomic_store(&gt_on, 1);
 done:
+    gt_internal--;
     atomic_store(&init_state, INIT_DONE);
+    errno = saved_errno;
 }
 
 /* Runs a flusher operation on an application thread as the flusher would: untraced, so the
@@ -102,20 +184,28 @@ static void as_tracer(void (*op)(void))
     gt_internal = was;
 }
 
+/* Whether this thread may write generations now: tracing, in the tracer's own process, and
+ * not inside the tracer (a signal handler interrupting it). */
+static int may_flush(void)
+{
+    struct gt_thread *t = gt_self;
+    return atomic_load(&gt_on) && !gt_internal && !(t && t->depth) && tracer_in_own_process();
+}
+
 void tracer_flush_now(void)
 {
-    if (atomic_load(&gt_on)) as_tracer(flusher_flush_now);
+    if (may_flush()) as_tracer(flusher_flush_now);
 }
 
 int tracer_before_exec(char *marker, size_t size)
 {
-    if (!atomic_load(&gt_on)) return 0;
+    if (!may_flush()) return 0;
     as_tracer(flusher_flush_now);
-    snprintf(marker, size, "%s=%ld.%u", GT_EXEC_ENV, (long)getpid(), image + 1);
+    snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1, forked ? "f" : "");
     return 1;
 }
 
 void tracer_shutdown(void)
 {
-    if (atomic_load(&gt_on)) as_tracer(flusher_final);
+    if (may_flush()) as_tracer(flusher_final);
 }

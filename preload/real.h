@@ -104,7 +104,20 @@
     X(execvpe, int, (const char *, char *const[], char *const[]), 0)                               \
     X(fexecve, int, (int, char *const[], char *const[]), 0)                                        \
     X(_exit, void, (int), 0)                                                                       \
-    X(_Exit, void, (int), 0)
+    X(_Exit, void, (int), 0)                                                                       \
+    X(close_range, int, (unsigned, unsigned, int), 0)                                              \
+    X(closefrom, void, (int), 0)                                                                   \
+    X(dup2, int, (int, int), 0)                                                                    \
+    X(dup3, int, (int, int, int), 0)                                                               \
+    X(pipe2, int, (int[2], int), 0)                                                                \
+    X(pthread_key_create, int, (pthread_key_t *, void (*)(void *)), 0)                             \
+    X(pthread_key_delete, int, (pthread_key_t), 0)                                                 \
+    X(abort, void, (void), 0)                                                                      \
+    X(__assert_fail, void, (const char *, const char *, unsigned, const char *), 0)                \
+    X(pthread_setname_np, int, (pthread_t, const char *), 0)                                       \
+    X(prctl, int, (int, ...), 0)                                                                   \
+    X(sigaction, int, (int, const struct sigaction *, struct sigaction *), 0)                      \
+    X(signal, sighandler_t, (int, sighandler_t), 0)
 
 struct gt_real {
 #define GT_REAL_FIELD(name, ret, params, ver) ret(*name) params;

@@ -46,6 +46,16 @@ int stack_init(int max_depth, int enabled)
     return 0;
 }
 
+/* The stack of pcs[first..n): at most depth frames, ending before a trampoline frame. */
+static inline uint64_t stack_from_first(void *const *pcs, int first, int n)
+{
+    int end = first;
+    while (end < n && end - first < depth &&
+           !in_section(pcs[end], __start_gotrace_tramp, __stop_gotrace_tramp))
+        end++;
+    return stack_from_pcs((const uintptr_t *)pcs + first, end - first);
+}
+
 GOTRACE_API_FN uint64_t stack_capture(void)
 {
     if (!capture) return 0;
@@ -54,11 +64,20 @@ GOTRACE_API_FN uint64_t stack_capture(void)
     int first = 0;
     while (first < n && in_section(pcs[first], __start_gotrace_api, __stop_gotrace_api))
         first++;
-    int end = first;
-    while (end < n && end - first < depth &&
-           !in_section(pcs[end], __start_gotrace_tramp, __stop_gotrace_tramp))
-        end++;
-    return stack_from_pcs((const uintptr_t *)pcs + first, end - first);
+    return stack_from_first(pcs, first, n);
+}
+
+GOTRACE_API_FN uint64_t stack_capture_interrupted(uintptr_t pc)
+{
+    if (!capture) return 0;
+    void *pcs[GO_MAX_STACK_FRAMES + SLACK];
+    int n = unw_backtrace(pcs, depth + SLACK); /* the handler's frames, the signal frame, pc... */
+    int first = 0;
+    while (first < n && (uintptr_t)pcs[first] != pc)
+        first++;
+    if (first == n) return 0;
+    pcs[first] = (void *)(pc + 1); /* an exact pc: made to look like a return address */
+    return stack_from_first(pcs, first, n);
 }
 
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n)

@@ -20,6 +20,10 @@ int stack_init(int max_depth, int enabled);
  * full. stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler
  * during a capture): callers must keep the per-thread re-entrancy guard around it. */
 uint64_t stack_capture(void);
+/* From a signal handler: the stack of the code the signal interrupted at pc (the context's
+ * instruction pointer), innermost frame first; 0 if the unwinder did not get through the
+ * signal frame. Same re-entrancy rule as stack_capture. */
+uint64_t stack_capture_interrupted(uintptr_t pc);
 /* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). pcs are return
  * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
  * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */

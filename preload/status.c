@@ -1,6 +1,7 @@
 /* status.c: G/P state words and status events. See status.h and thread.h for the invariants. */
 #include "status.h"
 
+#include "clock.h"
 #include "stack.h"
 
 static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emit_fn emit,
@@ -27,7 +28,8 @@ static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emi
 /* The CAS loop shared by G and P words: on MOVE_OK, *claimed says whether this move claimed
  * generation gen (so the caller emits the status of *from, the state before). */
 static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
-                     const uint8_t inc[8], uint64_t *seq0, unsigned *from, int *claimed)
+                     const uint8_t inc[8], uint64_t *seq0, unsigned *from, int *claimed,
+                     uint64_t *ts)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     for (;;) {
@@ -39,6 +41,11 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
         uint64_t nw = word_make(gen, to, base + (inc ? inc[st] : 0));
         if (atomic_compare_exchange_weak_explicit(word, &w, nw, memory_order_acq_rel,
                                                   memory_order_acquire)) {
+            /* Timed after the CAS, not before: a word can hold the same value again (ABA:
+             * Waiting seq 0, woken, fixed up to Running seq 0, Waiting seq 0 again), so a
+             * waker that read the time before a delayed CAS would date its wake before the
+             * events of the owner that led to the wait it really ends. */
+            if (ts) *ts = gt_now_ordered();
             *seq0 = base;
             *from = st;
             *claimed = claim;
@@ -48,21 +55,21 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
 }
 
 int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx)
+           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     int claimed;
-    int r = word_move(&t->gword, gen, mask, to, inc, seq0, from, &claimed);
+    int r = word_move(&t->gword, gen, mask, to, inc, seq0, from, &claimed, ts);
     if (r == MOVE_OK && claimed) emit_g_status(gen, t, *from, emit, ctx);
     return r;
 }
 
 int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-           uint64_t *seq0, gt_emit_fn emit, void *ctx)
+           uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     const uint8_t incs[8] = {inc, inc, inc, inc, inc, inc, inc, inc};
     unsigned from;
     int claimed;
-    int r = word_move(&p->word, gen, mask, to, incs, seq0, &from, &claimed);
+    int r = word_move(&p->word, gen, mask, to, incs, seq0, &from, &claimed, ts);
     if (r == MOVE_OK && claimed) emit(ctx, GO_EV_PROC_STATUS, 2, (uint64_t[]){p->id, from});
     return r;
 }
@@ -83,7 +90,7 @@ void status_claim_switch(struct gt_thread *t, uint64_t gen, gt_emit_fn own, void
         unsigned st = word_state(w);
         if (word_gen(w) >= gen || !(LIVE_G & SMASK(st))) break;
         /* Same state, sequence restarts: a pure claim. Retry if the state moved meanwhile. */
-        if (g_move(gen, t, SMASK(st), st, NULL, &seq0, &from, emit, ctx) == MOVE_OK) break;
+        if (g_move(gen, t, SMASK(st), st, NULL, &seq0, &from, emit, ctx, NULL) == MOVE_OK) break;
     }
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_acquire);
     if (!p || !runs) return;
@@ -91,6 +98,6 @@ void status_claim_switch(struct gt_thread *t, uint64_t gen, gt_emit_fn own, void
         uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
         unsigned st = word_state(w);
         if (word_gen(w) >= gen || !(ANY_P & SMASK(st))) break;
-        if (p_move(gen, p, SMASK(st), st, 0, &seq0, own, own_ctx) == MOVE_OK) break;
+        if (p_move(gen, p, SMASK(st), st, 0, &seq0, own, own_ctx, NULL) == MOVE_OK) break;
     }
 }

@@ -16,11 +16,15 @@ enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
 /* Moves t's G word, if its state is in mask, to state `to` in generation gen, adding
  * inc[old state] to its sequence. *seq0 = the sequence before (0 when this claimed the
  * generation), *from = the old state. MOVE_SKEW: the word already belongs to a later
- * generation (the caller restarts its section). */
+ * generation (the caller restarts its section).
+ * ts (if not NULL) gets the time of the move, read after the load that saw the old state and
+ * before the CAS that wins: so along the chain of moves of one word, times strictly increase,
+ * whichever threads make them. The parser needs that: a G's sequence restarts at each running
+ * fix-up, and it tells apart two wake-ups with the same sequence number by their times. */
 int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx);
+           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
 int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-           uint64_t *seq0, gt_emit_fn emit, void *ctx);
+           uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
  * of a thread that runs (tid != 0) go to own(own_ctx); those of a created, not yet started
  * thread to anon(anon_ctx). */

@@ -70,6 +70,16 @@ void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
     spin_unlock(&reg_lock);
 }
 
+struct gt_thread *thread_find(pthread_t th)
+{
+    struct gt_thread *t;
+    spin_lock(&reg_lock);
+    for (t = reg_head; t; t = t->next)
+        if (atomic_load(&t->handle) == th && !atomic_load(&t->exited)) break;
+    spin_unlock(&reg_lock);
+    return t;
+}
+
 void thread_reap(uint64_t gen)
 {
     spin_lock(&reg_lock);
@@ -97,11 +107,22 @@ void thread_reap(uint64_t gen)
     spin_unlock(&reg_lock);
 }
 
-void thread_registry_reset(void)
+void thread_fork_prepare(void)
 {
-    atomic_store(&reg_lock.v, 0);
-    atomic_store(&proc_lock.v, 0);
+    spin_lock(&reg_lock);
+    spin_lock(&proc_lock);
+}
+
+void thread_fork_parent(void)
+{
+    spin_unlock(&proc_lock);
+    spin_unlock(&reg_lock);
+}
+
+void thread_fork_child(void)
+{
     reg_head = reg_tail = NULL;
+    thread_fork_parent();
 }
 
 struct gt_p *proc_get(void)

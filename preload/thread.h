@@ -20,6 +20,7 @@
 #define GOTRACE_THREAD_H
 #include "buf.h"
 #include "go_wire.h"
+#include "regions.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,10 +68,17 @@ struct gt_thread {
     struct gt_wait wait;   /* where this thread waits (waitq.c) */
     _Atomic int exited;    /* set after the thread's last event */
     uint64_t exit_gen;     /* generation of the last event */
-    pthread_t handle;      /* pthread_self() of the thread once it runs */
+    _Atomic pthread_t handle; /* pthread_self() of the thread: set by the thread when it starts
+                                 and, for a created one, by its creator (same value) */
     void *(*start)(void *); /* start routine and argument, for the trampoline */
     void *arg;
     struct gt_thread *next; /* registry */
+    /* Annotations and names (annotations.c, the annotations section of tracer.c). */
+    struct gt_regions regions; /* owner only: the open user regions this thread wrote */
+    _Atomic uint64_t name_str; /* string id of the thread's name, 0 = unnamed (set by anyone) */
+    uint64_t label_str;        /* owner only: name written by the last GoLabel, and its */
+    uint64_t label_gen;        /* generation */
+    struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
 };
 
 /* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
@@ -78,10 +86,15 @@ struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
 /* Walks the registry; the callback must not register threads. Holds the registry lock. */
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx);
+/* The registered, not exited thread whose pthread_t is th, or NULL. */
+struct gt_thread *thread_find(pthread_t th);
 /* Flusher only: unlinks threads that exited in a generation <= gen and frees them. */
 void thread_reap(uint64_t gen);
-/* After fork, in the child: forget every thread but keep; returns nothing. */
-void thread_registry_reset(void);
+/* Fork: prepare takes the registry and proc locks, parent and child release them; the child
+ * forgets every registered thread (they do not exist there; their memory stays, unused). */
+void thread_fork_prepare(void);
+void thread_fork_parent(void);
+void thread_fork_child(void);
 
 struct gt_p *proc_get(void); /* a P from the free list or a new one (state Idle) */
 void proc_put(struct gt_p *p);

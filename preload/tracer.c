@@ -3,11 +3,14 @@
  * Every event is written inside the calling thread's seqlock section: seq becomes odd, the
  * generation is read, events go to the buffer of that generation's parity, seq becomes even.
  * The flusher switches generations and waits for sections of the old one to end before taking
- * its buffers. Stacks are captured before a section opens, so sections stay short. A section
+ * its buffers. Stacks are captured before a section opens, so sections stay short. Events
+ * are timed by the state move they report (status.h: times increase along each G's moves,
+ * across threads). A section
  * whose G word already belongs to a newer generation (a waker got there first) restarts. */
 #include "tracer.h"
 
 #include "clock.h"
+#include "cpuprof.h"
 #include "event.h"
 #include "flusher.h"
 #include "log.h"
@@ -50,7 +53,7 @@ void tr_reasons_init(void)
 struct sect {
     struct gt_thread *t;
     uint64_t gen;
-    uint64_t ts;
+    uint64_t ts; /* time of the events being written: the section's start, then each move */
 };
 
 static void sect_begin(struct sect *s, struct gt_thread *t)
@@ -66,6 +69,7 @@ static void sect_end(struct sect *s) { atomic_fetch_add_explicit(&s->t->seq, 1, 
 static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
 {
     struct sect *s = ctx;
+    uint64_t now = s->ts;
     struct gt_stream *st = &s->t->stream[s->gen & 1];
     struct gt_buf *b = st->cur;
     if (__builtin_expect(!b || b->cap - b->len < GT_EV_MAX, 0)) {
@@ -76,11 +80,11 @@ static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
         }
         if (b) stream_push_full(st, b);
         st->cur = b = nb;
-        b->base_ts = b->last_ts = s->ts;
+        b->base_ts = b->last_ts = now;
         flusher_note_buffer();
     }
-    uint64_t dt = s->ts > b->last_ts ? s->ts - b->last_ts : 0;
-    if (s->ts > b->last_ts) b->last_ts = s->ts;
+    uint64_t dt = now > b->last_ts ? now - b->last_ts : 0;
+    if (now > b->last_ts) b->last_ts = now;
     b->len = (uint32_t)(ev_encode(b->data + b->len, type, dt, n, args) - b->data);
 }
 
@@ -111,7 +115,7 @@ static void p_touch(struct sect *s)
     if (!p) return;
     uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
     if (word_gen(w) < s->gen)
-        p_move(s->gen, p, SMASK(word_state(w)), word_state(w), 0, &seq0, sect_emit, s);
+        p_move(s->gen, p, SMASK(word_state(w)), word_state(w), 0, &seq0, sect_emit, s, &s->ts);
 }
 
 /* Claims the generation for the owner's G without changing it (it is Running). */
@@ -119,7 +123,20 @@ static void g_touch(struct sect *s)
 {
     uint64_t seq0;
     unsigned from;
-    g_move(s->gen, s->t, SMASK(GO_G_RUNNING), GO_G_RUNNING, INC0, &seq0, &from, sect_emit, s);
+    g_move(s->gen, s->t, SMASK(GO_G_RUNNING), GO_G_RUNNING, INC0, &seq0, &from, sect_emit, s, &s->ts);
+}
+
+/* The thread's name as a GoLabel, if it changed or was not written yet in this generation
+ * (the G must be Running and its status claimed). See docs/annotations.md. */
+static void label_if_due(struct sect *s)
+{
+    struct gt_thread *t = s->t;
+    uint64_t name = atomic_load_explicit(&t->name_str, memory_order_acquire);
+    if (__builtin_expect(!name, 1) || (t->label_str == name && t->label_gen == s->gen)) return;
+    str_mark(name, s->gen);
+    EMIT(s, GO_EV_GO_LABEL, name);
+    t->label_str = name;
+    t->label_gen = s->gen;
 }
 
 /* A status fix-up after the G is Running again: gives Go's profiles a stack-carrying
@@ -133,6 +150,7 @@ static void running_fixup(struct sect *s, uint64_t stk)
     while (!atomic_compare_exchange_weak_explicit(&t->gword, &w, word_make(s->gen, GO_G_RUNNING, 0),
                                                   memory_order_acq_rel, memory_order_acquire)) {
     }
+    label_if_due(s);
 }
 
 /* Brings the owner back to Running from Waiting, Runnable or Syscall; 0 if it was Running. */
@@ -140,7 +158,7 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
 {
     struct gt_thread *t = s->t;
     int r = g_move(s->gen, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC_RESUME,
-                   seq0, from, sect_emit, s);
+                   seq0, from, sect_emit, s, &s->ts);
     if (r == MOVE_OK) {
         if (*from == GO_G_WAITING) {
             mark(s->gen, t->block_stack);
@@ -155,8 +173,8 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
     if (g_state(t) == GO_G_SYSCALL) {
         struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
         uint64_t ps;
-        p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s);
-        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s);
+        p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s, &s->ts);
+        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s, &s->ts);
         EMIT0(s, GO_EV_GO_SYSCALL_END);
         return 1;
     }
@@ -171,7 +189,7 @@ static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, in
 {
     uint64_t ps, seq0;
     unsigned from;
-    p_move(s->gen, p, SMASK(GO_P_IDLE), GO_P_RUNNING, 1, &ps, sect_emit, s);
+    p_move(s->gen, p, SMASK(GO_P_IDLE), GO_P_RUNNING, 1, &ps, sect_emit, s, &s->ts);
     EMIT(s, GO_EV_PROC_START, p->id, ps + 1);
     atomic_store_explicit(&t->p, p, memory_order_release);
     if (create) {
@@ -180,7 +198,7 @@ static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, in
         EMIT(s, GO_EV_GO_CREATE, t->g, create_new, create_stk);
         atomic_store_explicit(&t->gword, word_make(s->gen, GO_G_RUNNABLE, 0), memory_order_release);
     }
-    g_move(s->gen, t, SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC1, &seq0, &from, sect_emit, s);
+    g_move(s->gen, t, SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC1, &seq0, &from, sect_emit, s, &s->ts);
     EMIT(s, GO_EV_GO_START, t->g, seq0 + 1);
 }
 
@@ -210,6 +228,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     first_events(&s, t, p, 1, named, stk);
     sect_end(&s);
     atomic_fetch_add(&gt_live, 1);
+    cpuprof_thread_start(t);
     t->depth = 0;
     return t;
 }
@@ -222,6 +241,7 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
         if (!atomic_load_explicit(&gt_on, memory_order_acquire)) return NULL;
     }
     if (gt_self) return NULL; /* inside the tracer, or after the thread's exit */
+    if (!tracer_in_own_process()) return NULL; /* a vfork child: the parent's state */
     int saved = errno;
     struct gt_thread *t = adopt(NULL);
     errno = saved;
@@ -294,6 +314,7 @@ GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
     sect_begin(&s, t);
     first_events(&s, t, p, 0, 0, 0);
     sect_end(&s);
+    cpuprof_thread_start(t);
     t->depth = 0;
     errno = saved;
 }
@@ -303,6 +324,7 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return;
     int saved = errno;
     t->depth = 1;
+    cpuprof_thread_exit(t);
     if (t->wait.key) waitq_remove(t); /* cancelled or exiting inside a wait */
     uint64_t stk = stack_capture();
     if (stack_enabled() && stack_depth(stk) == 0 && t->start) { /* returned from its start routine: name it */
@@ -322,9 +344,13 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     struct gt_p *p = atomic_load(&t->p);
     sect_begin(&s, t);
     p_touch(&s);
-    g_move(s.gen, t, SMASK(GO_G_RUNNING), GT_G_DEAD, INC0, &seq0, &from, sect_emit, &s);
+    if (atomic_load_explicit(&t->name_str, memory_order_relaxed)) {
+        g_touch(&s);
+        label_if_due(&s);
+    }
+    g_move(s.gen, t, SMASK(GO_G_RUNNING), GT_G_DEAD, INC0, &seq0, &from, sect_emit, &s, &s.ts);
     EMIT0(&s, GO_EV_GO_DESTROY);
-    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_IDLE, 0, &ps, sect_emit, &s);
+    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_IDLE, 0, &ps, sect_emit, &s, &s.ts);
     EMIT0(&s, GO_EV_PROC_STOP);
     atomic_store_explicit(&t->p, NULL, memory_order_release);
     t->exit_gen = s.gen;
@@ -360,7 +386,7 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     unsigned from;
     sect_begin(&s, self);
     p_touch(&s);
-    int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit, &s);
+    int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit, &s, &s.ts);
     if (r == MOVE_OK) {
         mark(s.gen, stk);
         str_mark(reason_ids[reason], s.gen);
@@ -402,7 +428,7 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk)
     int r;
     for (;;) {
         sect_begin(&s, self);
-        r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s);
+        r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s, &s.ts);
         if (r == MOVE_OK) {
             mark(s.gen, stk);
             EMIT(&s, GO_EV_GO_UNBLOCK, t->g, seq0 + 1, stk);
@@ -429,8 +455,8 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     unsigned from;
     sect_begin(&s, self);
     struct gt_p *p = atomic_load_explicit(&self->p, memory_order_relaxed);
-    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps, sect_emit, &s);
-    g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s);
+    p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps, sect_emit, &s, &s.ts);
+    g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s, &s.ts);
     mark(s.gen, stk);
     EMIT(&s, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     sect_end(&s);
@@ -448,6 +474,47 @@ GOTRACE_API_FN void tr_syscall_end(struct gt_thread *self)
     unsigned from;
     sect_begin(&s, self);
     if (resume(&s, &seq0, &from) > 0) running_fixup(&s, self->syscall_stack);
+    sect_end(&s);
+    self->depth--;
+    errno = saved;
+}
+
+/* ---- annotations: user tasks, regions, logs, thread names (docs/annotations.md) ---- */
+
+GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
+                                 unsigned strs)
+{
+    if (g_state(self) != GO_G_RUNNING || n >= GT_EV_MAX_ARGS) return 0;
+    int saved = errno;
+    self->depth++;
+    uint64_t a[GT_EV_MAX_ARGS];
+    for (int i = 0; i < n; i++) a[i] = args[i];
+    a[n] = stack_capture();
+    struct sect s;
+    sect_begin(&s, self);
+    p_touch(&s);
+    g_touch(&s);
+    label_if_due(&s);
+    for (int i = 0; i < n; i++)
+        if (strs & (1u << i)) str_mark(a[i], s.gen);
+    mark(s.gen, a[n]);
+    sect_emit(&s, type, n + 1, a);
+    sect_end(&s);
+    self->depth--;
+    errno = saved;
+    return 1;
+}
+
+GOTRACE_API_FN void tr_label(struct gt_thread *self)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    int saved = errno;
+    self->depth++;
+    struct sect s;
+    sect_begin(&s, self);
+    p_touch(&s);
+    g_touch(&s);
+    label_if_due(&s);
     sect_end(&s);
     self->depth--;
     errno = saved;

@@ -79,6 +79,14 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 int tr_syscall_begin(struct gt_thread *self);
 void tr_syscall_end(struct gt_thread *self);
 
+/* Annotations (annotations.c): one user event (UserTaskBegin/End, UserRegionBegin/End, UserLog)
+ * with args followed by the caller's stack; bit i of strs marks args[i] as a string id. 1 if
+ * written, 0 if the thread is not Running (nothing written). */
+int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args, unsigned strs);
+/* Thread names: a named thread writes its name (t->name_str) as a GoLabel on its G once per
+ * generation, when it next returns to Running, annotates, or exits; tr_label does it now. */
+void tr_label(struct gt_thread *self);
+
 /* Lifecycle (lifecycle.c): set-up on first use, flush before exec, final flush at exit. */
 void tracer_init(void);
 void tracer_flush_now(void); /* write the complete generations now */
@@ -87,4 +95,7 @@ void tracer_flush_now(void); /* write the complete generations now */
 #define GT_EXEC_ENV "GOTRACE_EXEC_OF"
 int tracer_before_exec(char *marker, size_t size);
 void tracer_shutdown(void);
+/* 0 in a child made without fork handlers (vfork, _Fork, clone): it must not touch the
+ * tracer's state, which is its parent's. */
+int tracer_in_own_process(void);
 #endif

@@ -7,32 +7,18 @@
 
 #include <stddef.h>
 
-#define NBUCKETS 1024
-
-struct bucket {
-    gt_spinlock lock;
-    atomic_int count;
-    struct gt_wait *head, *tail;
-} __attribute__((aligned(64)));
-
-static struct bucket buckets[NBUCKETS];
-
-static struct bucket *bucket_of(void *key)
-{
-    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
-    return &buckets[h >> 54];
-}
+struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
 
 /* A bucket lock is held with the thread marked inside the tracer, so a signal handler that
  * interrupts it and calls a hooked function passes straight through instead of spinning on a
  * lock its own thread holds. */
-static void bucket_lock(struct bucket *b)
+static void bucket_lock(struct waitq_bucket *b)
 {
     if (gt_self) gt_self->depth++;
     spin_lock(&b->lock);
 }
 
-static void bucket_unlock(struct bucket *b)
+static void bucket_unlock(struct waitq_bucket *b)
 {
     spin_unlock(&b->lock);
     if (gt_self) gt_self->depth--;
@@ -50,7 +36,7 @@ static void *key_of(struct gt_wait *w)
 
 void waitq_add(void *key, struct gt_thread *t)
 {
-    struct bucket *b = bucket_of(key);
+    struct waitq_bucket *b = waitq_bucket_of(key);
     struct gt_wait *w = &t->wait;
     w->next = NULL;
     bucket_lock(b);
@@ -66,7 +52,7 @@ void waitq_add(void *key, struct gt_thread *t)
 }
 
 /* Unlinks w; the caller holds b's lock and w is queued in b. */
-static void unlink_locked(struct bucket *b, struct gt_wait *w)
+static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
 {
     if (w->prev)
         w->prev->next = w->next;
@@ -85,18 +71,13 @@ void waitq_remove(struct gt_thread *t)
     struct gt_wait *w = &t->wait;
     void *key = key_of(w);
     if (!key) return; /* a waker dequeued it */
-    struct bucket *b = bucket_of(key);
+    struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
     if (key_of(w)) unlink_locked(b, w);
     bucket_unlock(b);
 }
 
-int waitq_has_waiters(void *key)
-{
-    return atomic_load_explicit(&bucket_of(key)->count, memory_order_relaxed) != 0;
-}
-
-static int count_locked(struct bucket *b, void *key)
+static int count_locked(struct waitq_bucket *b, void *key)
 {
     int n = 0;
     for (struct gt_wait *w = b->head; w; w = w->next)
@@ -106,14 +87,14 @@ static int count_locked(struct bucket *b, void *key)
 
 int waitq_count(void *key)
 {
-    struct bucket *b = bucket_of(key);
+    struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
     int n = count_locked(b, key);
     bucket_unlock(b);
     return n;
 }
 
-static int wake_locked(struct bucket *b, void *key, struct gt_thread *self, uint64_t stk, int max)
+static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk, int max)
 {
     int woken = 0;
     for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
@@ -128,7 +109,7 @@ static int wake_locked(struct bucket *b, void *key, struct gt_thread *self, uint
 
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
 {
-    struct bucket *b = bucket_of(key);
+    struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
     int woken = wake_locked(b, key, self, stk, max);
     bucket_unlock(b);
@@ -137,9 +118,18 @@ int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
 
 int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
 {
-    struct bucket *b = bucket_of(key);
+    struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
     int woken = count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
     bucket_unlock(b);
     return woken;
+}
+
+void waitq_fork_child(void)
+{
+    for (int i = 0; i < WAITQ_NBUCKETS; i++) {
+        waitq_buckets[i].head = waitq_buckets[i].tail = NULL;
+        atomic_store(&waitq_buckets[i].count, 0);
+        spin_unlock(&waitq_buckets[i].lock);
+    }
 }

@@ -13,7 +13,24 @@
 
 void waitq_add(void *key, struct gt_thread *t);
 void waitq_remove(struct gt_thread *t);
-int waitq_has_waiters(void *key);
+/* The buckets (waitq.c), here so that the lock-free hint below inlines into the hooks' fast
+ * paths: one multiply and one load. */
+#define WAITQ_NBUCKETS 1024
+struct waitq_bucket {
+    gt_spinlock lock;
+    atomic_int count; /* threads queued in this bucket, whatever their key */
+    struct gt_wait *head, *tail;
+} __attribute__((aligned(64)));
+extern struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
+static inline struct waitq_bucket *waitq_bucket_of(void *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+    return &waitq_buckets[h >> 54];
+}
+static inline int waitq_has_waiters(void *key)
+{
+    return atomic_load_explicit(&waitq_bucket_of(key)->count, memory_order_relaxed) != 0;
+}
 /* Number of threads queued on key. */
 int waitq_count(void *key);
 /* Wakes up to max waiters on key, oldest first (tr_wake with stack stk) and dequeues them;
@@ -21,4 +38,6 @@ int waitq_count(void *key);
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max);
 /* Wakes every waiter on key (as waitq_wake) only if exactly n are queued; returns how many. */
 int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n);
+/* After fork, in the child: every queue empty (the waiters were the parent's threads). */
+void waitq_fork_child(void);
 #endif

@@ -4,7 +4,8 @@
 # package registry host: bookworm-backports is added to the mirror the apt sources already use.
 set -euo pipefail
 
-need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev clang libclang-rt-14-dev python3)
+need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev clang libclang-rt-14-dev python3
+           xz-utils zstd pigz) # the last three: test/integration/cases/real_programs.sh
 go_pkg=golang-1.23-go
 GOROOT_123=/usr/lib/go-1.23
 

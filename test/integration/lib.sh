@@ -17,6 +17,7 @@
 #   check_balanced FILE        each G created <= 1, ends <= 1, wakes as often as it blocks
 #   stack_frames_outside_creations FILE, max_stack_depth FILE   for GOTRACE_STACKS=0
 #   wait_for_generations FILE PID N      poll a growing trace (bounded) for N generations
+#   d1_count FILE ERE          lines of the -d=1 output matching ERE (events, labels, samples)
 #   expect_status WHAT N, gotrace_lines FILE ("gotrace:" lines on a stderr capture)
 #   fail MSG, assert_eq, assert_ge, assert_le, assert_contains, assert_true
 #
@@ -33,7 +34,8 @@
 
 GT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GT_BUILD=$GT_ROOT/build
-GT_LIB=$GT_BUILD/libgotrace.so
+GT_LIB=${GOTRACE_LIB:-$GT_BUILD/libgotrace.so} # make test-sanitize: a sanitizer build
+GT_PRELOAD=${GOTRACE_PRELOAD:-$GT_LIB}          # ...preceded by its runtime
 GT_VALIDATE=$GT_BUILD/tools/gotracevalidate
 GT_RAW=$GT_BUILD/tools/gotraceraw
 GT_GO=${GT_GO:-/usr/lib/go-1.23/bin/go}
@@ -131,7 +133,7 @@ gt_run() { # gt_run TAG traced(0/1) ENV... -- CMD...
     RUN_TRACE=$CASE_DIR/$tag.trace
     rm -f "$RUN_TRACE" "$RUN_TRACE".* "$RUN_OUT" "$RUN_ERR"
     local pre=()
-    [ "$traced" = 1 ] && pre=("LD_PRELOAD=$GT_LIB" "GOTRACE_OUT=$RUN_TRACE")
+    [ "$traced" = 1 ] && pre=("LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$RUN_TRACE")
     RUN_STATUS=0
     timeout -k 5 "$RUN_TIMEOUT" env "${pre[@]}" "${GT_ENV[@]}" "${GT_CMD[@]}" \
         >"$RUN_OUT" 2>"$RUN_ERR" </dev/null || RUN_STATUS=$?
@@ -157,7 +159,7 @@ trace_start_bg() {
     RUN_ERR=$CASE_DIR/$tag.err
     RUN_TRACE=$CASE_DIR/$tag.trace
     rm -f "$RUN_TRACE" "$RUN_TRACE".* "$RUN_OUT" "$RUN_ERR"
-    env "LD_PRELOAD=$GT_LIB" "GOTRACE_OUT=$RUN_TRACE" "${GT_ENV[@]}" "${GT_CMD[@]}" \
+    env "LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$RUN_TRACE" "${GT_ENV[@]}" "${GT_CMD[@]}" \
         >"$RUN_OUT" 2>"$RUN_ERR" </dev/null &
     RUN_PID=$!
     GT_BG_PIDS+=("$RUN_PID")
@@ -209,6 +211,13 @@ transitions() {
         fail "go tool trace -d=1 $(basename "$f") failed: $(head -c 300 "$f.d1err")"
     awk -f "$GT_ROOT/test/integration/d1trans.awk" "$f.d1" >"$f.trans.tmp"
     mv "$f.trans.tmp" "$f.trans"
+}
+
+# d1_count FILE ERE: lines of `go tool trace -d=1` FILE matching the extended regex ERE (event
+# lines look like "M=12 P=0 G=1 RegionBegin Time=... Task=1 Type=\"step\"").
+d1_count() {
+    transitions "$1"
+    grep -cE -- "$2" "$1.d1" || true
 }
 
 # gt_trans FILE: the real transitions (no status events), after parsing once.

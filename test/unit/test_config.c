@@ -82,6 +82,7 @@ static void expect_defaults(const struct gt_config *c)
     cr_assert_eq(c->stack_depth, 32);
     cr_assert_eq(c->buf_kb, 64);
     cr_assert_eq(c->flush_mb, 16);
+    cr_assert_eq(c->cpu_hz, 0);
     cr_assert_eq(c->debug, 0);
     cr_assert_eq(c->disable, 0);
 }
@@ -173,6 +174,7 @@ static const struct int_var int_vars[] = {
     {"GOTRACE_STACK_DEPTH", 1, 128, 32, offsetof(struct gt_config, stack_depth)},
     {"GOTRACE_BUF_KB", 4, 64, 64, offsetof(struct gt_config, buf_kb)},
     {"GOTRACE_FLUSH_MB", 1, 4096, 16, offsetof(struct gt_config, flush_mb)},
+    {"GOTRACE_CPU_HZ", 0, 1000, 0, offsetof(struct gt_config, cpu_hz)},
 };
 
 static uint32_t field_of(const struct gt_config *c, const struct int_var *v)

@@ -40,7 +40,7 @@ Test(status, claim_emits_old_state_once)
     struct rec r = {0};
     uint64_t seq0;
     unsigned from;
-    cr_assert_eq(g_move(2, &t, SMASK(GO_G_RUNNING), GO_G_WAITING, NULL, &seq0, &from, record, &r),
+    cr_assert_eq(g_move(2, &t, SMASK(GO_G_RUNNING), GO_G_WAITING, NULL, &seq0, &from, record, &r, NULL),
                  MOVE_OK);
     cr_assert_eq(r.n, 1);
     cr_assert_eq(r.type[0], GO_EV_GO_STATUS);
@@ -53,7 +53,7 @@ Test(status, claim_emits_old_state_once)
     cr_assert_eq(word_gen(w), 2);
     cr_assert_eq(word_state(w), GO_G_WAITING);
     /* same generation: no second status, the sequence advances */
-    cr_assert_eq(g_move(2, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r),
+    cr_assert_eq(g_move(2, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r, NULL),
                  MOVE_OK);
     cr_assert_eq(r.n, 1);
     cr_assert_eq(word_seq(atomic_load(&t.gword)), 1);
@@ -66,7 +66,7 @@ Test(status, waiting_status_carries_the_block_stack_and_no_thread)
     struct rec r = {0};
     uint64_t seq0;
     unsigned from;
-    cr_assert_eq(g_move(2, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r),
+    cr_assert_eq(g_move(2, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r, NULL),
                  MOVE_OK);
     cr_assert_eq(r.type[0], GO_EV_GO_STATUS_STACK);
     cr_assert_eq(r.args[0][1], GO_NO_THREAD);
@@ -82,10 +82,10 @@ Test(status, wrong_state_and_skew)
     struct rec r = {0};
     uint64_t seq0;
     unsigned from;
-    cr_assert_eq(g_move(3, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r),
+    cr_assert_eq(g_move(3, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r, NULL),
                  MOVE_STATE);
     atomic_store(&t.gword, word_make(4, GO_G_WAITING, 0));
-    cr_assert_eq(g_move(3, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r),
+    cr_assert_eq(g_move(3, &t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, record, &r, NULL),
                  MOVE_SKEW);
     cr_assert_eq(r.n, 0);
     cr_assert_eq(atomic_load(&t.gword), word_make(4, GO_G_WAITING, 0), "untouched");
@@ -97,10 +97,10 @@ Test(status, p_move_sequences)
     atomic_store(&p.word, word_make(1, GO_P_IDLE, 4));
     struct rec r = {0};
     uint64_t seq0;
-    cr_assert_eq(p_move(1, &p, SMASK(GO_P_IDLE), GO_P_RUNNING, 1, &seq0, record, &r), MOVE_OK);
+    cr_assert_eq(p_move(1, &p, SMASK(GO_P_IDLE), GO_P_RUNNING, 1, &seq0, record, &r, NULL), MOVE_OK);
     cr_assert_eq(r.n, 0);
     cr_assert_eq(seq0, 4);
-    cr_assert_eq(p_move(2, &p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &seq0, record, &r), MOVE_OK);
+    cr_assert_eq(p_move(2, &p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &seq0, record, &r, NULL), MOVE_OK);
     cr_assert_eq(r.n, 1);
     cr_assert_eq(r.type[0], GO_EV_PROC_STATUS);
     cr_assert_eq(r.args[0][0], 3);

@@ -1,0 +1,33 @@
+# bench/bench.mk: the tracer benchmark suite (bench-tracer): workloads (bench/workloads/*.c),
+# the do-nothing interposer (bench/noop_preload.c, exporting exactly what libgotrace.so
+# exports) and the stack-capture micro-benchmark (bench/stack/), all built into build/bench/;
+# bench/run.sh runs them and rewrites the results section of bench/RESULTS.md.
+# Invariant: building the suite never runs it; only `make bench`/`make bench-tracer` do.
+BENCH_DIR       := $(BUILD)/bench
+BENCH_WORKLOADS := $(patsubst bench/workloads/%.c,$(BENCH_DIR)/%,$(wildcard bench/workloads/*.c))
+BENCH_CFLAGS    := $(CFLAGS_COMMON)
+
+$(BENCH_DIR)/%: bench/workloads/%.c bench/workloads/common.h | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lpthread
+
+# The interposer's symbol list follows the tracer's exports (minus the linker's section bounds).
+$(BENCH_DIR)/noop_syms.h: $(BUILD)/libgotrace.so
+	@mkdir -p $(@D)
+	nm -D --defined-only $< | awk '$$2 == "T" && $$3 !~ /^__(start|stop)_/ { print "NOOP(" $$3 ")" }' > $@.tmp
+	mv $@.tmp $@
+
+$(BENCH_DIR)/libnoop.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(BENCH_DIR) $< -o $@ -ldl
+
+$(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
+	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
+	    $(PRELOAD_LIBS)
+
+bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack
+
+bench-tracer: bench-build
+	@bash bench/run.sh
+
+.PHONY: bench-build bench-tracer
+BENCH_SUITES += bench-tracer

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# run.sh (make bench-tracer): runs every workload under every configuration, RUNS times in
+# alternation (run k of each configuration back to back, so machine noise hits them alike),
+# and rewrites the section of bench/RESULTS.md between the "results" markers (the rest of
+# the file, the notes on the optimizations, is kept). Figures: median wall time of the whole
+# process and its ratio to untraced (and to the do-nothing interposer); for gotrace, events
+# counted from the trace (`gotrace check`), added ns per event against untraced, trace bytes
+# per event, and extra peak RSS. Optional tools (strace, ltrace, LTTng) are installed with
+# apt-get when missing and possible; a configuration that cannot run is skipped and the
+# table says why.
+# Invariants: builds nothing (bench.mk does); writes only under build/bench/ and the results
+# section of bench/RESULTS.md; a daemon it starts (lttng-sessiond) it stops, by pid.
+# Knobs: BENCH_RUNS (default 5), BENCH_ONLY (space-separated workload names),
+# BENCH_NO_INSTALL=1 (do not apt-get), BENCH_SCALE (divides every N, for a quick try).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B="$top/build/bench"
+G="$top/build/gotrace"
+LIB="$top/build/libgotrace.so"
+NOOP="$B/libnoop.so"
+RUNS=${BENCH_RUNS:-5}
+SCALE=${BENCH_SCALE:-1}
+RESULTS="$top/bench/RESULTS.md"
+mkdir -p "$B/out"
+log() { echo "bench-tracer: $*" >&2; }
+
+# ---- optional tools ----
+declare -A why_not=()
+want_pkg() { # want_pkg CMD-OR-FILE PACKAGE...
+  local probe=$1
+  shift
+  if [ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1; then return 0; fi
+  if [ "${BENCH_NO_INSTALL:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing $*"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") \
+      >"$B/out/apt.log" 2>&1 || true
+  fi
+  [ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1
+}
+LTTNG_WRAPPER=/usr/lib/x86_64-linux-gnu/liblttng-ust-pthread-wrapper.so.1
+want_pkg strace strace || why_not[strace]="strace not installed and not installable"
+want_pkg ltrace ltrace || why_not[ltrace]="ltrace not installed and not installable"
+if ! want_pkg lttng lttng-tools || ! want_pkg "$LTTNG_WRAPPER" liblttng-ust1; then
+  why_not[lttng]="lttng-tools/liblttng-ust1 not installed and not installable"
+fi
+
+started_sessiond=
+cleanup() {
+  if [ -n "$started_sessiond" ]; then kill "$started_sessiond" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+if [ -z "${why_not[lttng]:-}" ] && ! lttng list >/dev/null 2>&1; then
+  lttng-sessiond --daemonize --no-kernel >"$B/out/sessiond.log" 2>&1 || true
+  sleep 1
+  started_sessiond=$(pgrep -n -x lttng-sessiond || true)
+  lttng list >/dev/null 2>&1 || why_not[lttng]="lttng-sessiond does not start here"
+fi
+
+# ---- machine ----
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cpu_flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -1)
+tsc_flags=$(for f in constant_tsc nonstop_tsc tsc_known_freq hypervisor; do
+  case " $cpu_flags " in *" $f "*) printf '%s ' "$f" ;; esac
+done | sed 's/ $//')
+machine="$(nproc) CPUs, $cpu_model; flags: ${tsc_flags:-none}; $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo); Linux $(uname -r); $(. /etc/os-release && echo "$PRETTY_NAME"); $(ldd --version | head -1 | sed 's/^ldd //'); $(${CC:-gcc} --version | head -1)"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- workloads: name|N|ltrace N|description ----
+WORKLOADS=(
+  "mutex|40000000|20000|uncontended lock/unlock pairs, 1 thread"
+  "contended|40000000|20000|4 threads on one mutex (N lock/unlock pairs in all)"
+  "condvar|50000|2000|two-thread condvar ping-pong (N round trips)"
+  "pipe|300000|5000|1-byte messages through a pipe, writer thread to reader thread"
+  "churn|10000|300|thread create+join, one at a time"
+  "xz|50|2|xz -T2 -1 compressing a generated N MiB text file"
+)
+CONFIGS=(untraced noop gotrace nostacks strace lttng)
+declare -A cfg_title=(
+  [untraced]="untraced" [noop]="do-nothing interposer" [gotrace]="gotrace, stacks"
+  [nostacks]="gotrace, no stacks" [strace]="strace -f" [lttng]="LTTng-UST pthread wrapper"
+  [ltrace]="ltrace -f (small N)")
+
+# cmd_of NAME N: the workload's command line.
+cmd_of() {
+  if [ "$1" = xz ]; then
+    local in="$B/xz-input-$2"
+    [ -s "$in" ] || "$B/gendata" "$2" >"$in"
+    echo "xz -T2 -1 -c $in"
+  else
+    echo "$B/$1 $2"
+  fi
+}
+
+# run_one CONFIG NAME N TAG: runs once; prints "wall_seconds peak_rss_kb cpu_seconds".
+run_one() {
+  local cfg=$1 name=$2 n=$3 tag=$4 cmd t0 t1 rc=0
+  read -r -a cmd <<<"$(cmd_of "$name" "$n")"
+  local tr="$B/out/$name-$cfg.trace" tm="$B/out/time.out"
+  local -a pre=(env)
+  case $cfg in
+  noop) pre=(env LD_PRELOAD="$NOOP") ;;
+  gotrace) pre=(env LD_PRELOAD="$LIB" GOTRACE_OUT="$tr") ;;
+  nostacks) pre=(env LD_PRELOAD="$LIB" GOTRACE_OUT="$tr" GOTRACE_STACKS=0) ;;
+  strace) pre=(strace -f -qq -o "$B/out/strace.out") ;;
+  ltrace) pre=(timeout 300 ltrace -f -o "$B/out/ltrace.out") ;;
+  lttng)
+    lttng create "bench-$tag" --output="$B/out/lttng" >/dev/null
+    lttng enable-event -u 'lttng_ust_pthread:*' >/dev/null
+    lttng start >/dev/null
+    pre=(env LD_PRELOAD="$LTTNG_WRAPPER")
+    ;;
+  esac
+  t0=$EPOCHREALTIME
+  /usr/bin/time -f "%M %U %S" -o "$tm" "${pre[@]}" "${cmd[@]}" >/dev/null 2>"$B/out/err.out" || rc=$?
+  t1=$EPOCHREALTIME
+  if [ "$cfg" = lttng ]; then
+    lttng destroy "bench-$tag" >/dev/null 2>&1 || true
+    rm -rf "$B/out/lttng"
+  fi
+  if [ $rc -ne 0 ]; then
+    log "$name under $cfg failed (status $rc): $(tail -c 300 "$B/out/err.out")"
+    echo "fail 0 0"
+    return
+  fi
+  awk -v a="$t0" -v b="$t1" '{ printf "%.6f %d %.2f\n", b - a, $1, $2 + $3 }' <(tail -1 "$tm")
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "fail"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# ---- runs ----
+declare -A T=() RSS=() CPU=() EV=() BYTES=()
+for w in "${WORKLOADS[@]}"; do
+  IFS='|' read -r name n ln desc <<<"$w"
+  if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then continue; fi
+  n=$((n / SCALE > 0 ? n / SCALE : 1))
+  declare -A times=() rsss=() cpus=()
+  log "$name (N=$n): ${RUNS} alternating runs of ${CONFIGS[*]}"
+  for ((k = 1; k <= RUNS; k++)); do
+    for cfg in "${CONFIGS[@]}"; do
+      [ -n "${why_not[$cfg]:-}" ] && continue
+      read -r s kb cs < <(run_one "$cfg" "$name" "$n" "$name-$k")
+      if [ "$s" = fail ]; then why_not[$cfg]="failed (see the log)"; continue; fi
+      times[$cfg]+="$s "
+      rsss[$cfg]+="$kb "
+      cpus[$cfg]+="$cs "
+    done
+  done
+  for cfg in "${CONFIGS[@]}"; do
+    [ -n "${times[$cfg]:-}" ] || continue
+    T[$name,$cfg]=$(tr ' ' '\n' <<<"${times[$cfg]}" | grep . | median)
+    RSS[$name,$cfg]=$(tr ' ' '\n' <<<"${rsss[$cfg]}" | grep . | median)
+    CPU[$name,$cfg]=$(tr ' ' '\n' <<<"${cpus[$cfg]}" | grep . | median)
+  done
+  for cfg in gotrace nostacks; do
+    tr="$B/out/$name-$cfg.trace"
+    [ -s "$tr" ] || continue
+    EV[$name,$cfg]=$("$G" check "$tr" | sed -n 's/.* \([0-9]*\) events$/\1/p')
+    BYTES[$name,$cfg]=$(stat -c %s "$tr")
+  done
+  if [ -z "${why_not[ltrace]:-}" ]; then # ltrace: small N, against untraced at the same N
+    ln=$((ln / SCALE > 0 ? ln / SCALE : 1))
+    lt=() lu=()
+    for ((k = 1; k <= RUNS; k++)); do
+      read -r s _ _ < <(run_one untraced "$name" "$ln" "$name-lu$k")
+      lu+=("$s")
+      read -r s _ _ < <(run_one ltrace "$name" "$ln" "$name-lt$k")
+      [ "$s" = fail ] && break
+      lt+=("$s")
+    done
+    if [ ${#lt[@]} -eq "$RUNS" ]; then
+      T[$name,ltrace]=$(printf '%s\n' "${lt[@]}" | median)
+      T[$name,ltrace_base]=$(printf '%s\n' "${lu[@]}" | median)
+      T[$name,ltrace_n]=$ln
+    fi
+  fi
+  unset times rsss cpus
+done
+
+# ---- stack capture micro-benchmark ----
+stack_line=$("$B/bench_stack" 2>&1 | tr '\n' ';' | sed 's/  */ /g; s/;$//' || true)
+
+# ---- the report ----
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-"; else printf "%.2f", a / b }'; }
+fmt_s() { awk -v a="$1" 'BEGIN { if (a == "") print "-"; else printf "%.3f", a }'; }
+report() {
+  echo "Machine: $machine. Load average before the runs: $load_before (the 2 cores are shared;"
+  echo "medians of $RUNS alternating runs). Generated by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d)."
+  echo
+  echo "### Time: median wall seconds (ratio to untraced)"
+  echo
+  local hdr="| workload | N |" sep="|---|---|"
+  for cfg in "${CONFIGS[@]}"; do hdr+=" ${cfg_title[$cfg]} |"; sep+="---|"; done
+  echo "$hdr ${cfg_title[ltrace]} |"
+  echo "$sep---|"
+  for w in "${WORKLOADS[@]}"; do
+    IFS='|' read -r name n _ desc <<<"$w"
+    [ -n "${T[$name,untraced]:-}" ] || continue
+    local row="| $name: $desc | $((n / SCALE)) |" u=${T[$name,untraced]}
+    for cfg in "${CONFIGS[@]}"; do
+      local t=${T[$name,$cfg]:-}
+      if [ -z "$t" ]; then row+=" skipped |"; else row+=" $(fmt_s "$t") ($(ratio "$t" "$u")×) |"; fi
+    done
+    if [ -n "${T[$name,ltrace]:-}" ]; then
+      row+=" N=${T[$name,ltrace_n]}: $(fmt_s "${T[$name,ltrace]}") ($(ratio "${T[$name,ltrace]}" "${T[$name,ltrace_base]}")×) |"
+    else row+=" skipped |"; fi
+    echo "$row"
+  done
+  echo
+  for cfg in strace ltrace lttng; do
+    [ -n "${why_not[$cfg]:-}" ] && echo "- ${cfg_title[$cfg]}: skipped: ${why_not[$cfg]}."
+  done
+  echo "- ltrace runs use the small N shown and its ratio is to untraced at that N."
+  echo
+  echo "### gotrace against the do-nothing interposer, per event, size and memory"
+  echo
+  echo "| workload | stacks: × interposer | no stacks: × interposer | events (stacks) | wall ns added per event, stacks / no stacks | CPU ns added per event, stacks / no stacks | trace bytes per event, stacks / no stacks | extra peak RSS MiB, stacks / no stacks |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for w in "${WORKLOADS[@]}"; do
+    IFS='|' read -r name _ _ _ <<<"$w"
+    [ -n "${T[$name,untraced]:-}" ] || continue
+    local u=${T[$name,untraced]} nz=${T[$name,noop]:-} row="| $name |"
+    row+=" $(ratio "${T[$name,gotrace]:-}" "$nz") | $(ratio "${T[$name,nostacks]:-}" "$nz") | ${EV[$name,gotrace]:--} |"
+    local per="" cpu="" byt="" mem=""
+    for cfg in gotrace nostacks; do
+      local e=${EV[$name,$cfg]:-0} t=${T[$name,$cfg]:-}
+      per+=$(awk -v t="$t" -v u="$u" -v e="$e" 'BEGIN { if (e < 1000 || t == "") printf "-"; else printf "%.0f", (t - u) * 1e9 / e }')" / "
+      cpu+=$(awk -v t="${CPU[$name,$cfg]:-}" -v u="${CPU[$name,untraced]}" -v e="$e" 'BEGIN { if (e < 1000 || t == "") printf "-"; else printf "%.0f", (t - u) * 1e9 / e }')" / "
+      byt+=$(awk -v b="${BYTES[$name,$cfg]:-0}" -v e="$e" 'BEGIN { if (e == 0) printf "-"; else printf "%.2f", b / e }')" / "
+      mem+=$(awk -v a="${RSS[$name,$cfg]:-}" -v b="${RSS[$name,untraced]}" 'BEGIN { if (a == "") printf "-"; else printf "%.1f", (a - b) / 1024 }')" / "
+    done
+    echo "$row ${per% / } | ${cpu% / } | ${byt% / } | ${mem% / } |"
+  done
+  echo
+  echo "- ns added per event = (median traced − median untraced) / events in the trace, from wall"
+  echo "  time and from CPU time (user + sys of all threads, 10 ms resolution; on the latency-bound"
+  echo "  ping-pong and pipe the CPU figure is the steadier one); \"-\" when the workload emits"
+  echo "  almost nothing (a lock taken without waiting emits no event)."
+  echo "- Stack capture micro-benchmark (bench/stack, depth ~10): ${stack_line:-not run}."
+  echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
+  echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
+}
+section=$(report)
+begin='<!-- results:begin (bench/run.sh rewrites this section) -->'
+end='<!-- results:end -->'
+if [ ! -f "$RESULTS" ] || ! grep -qF "$begin" "$RESULTS"; then
+  printf '# Tracer benchmark\n\n%s\n%s\n' "$begin" "$end" >>"$RESULTS"
+fi
+printf '%s\n' "$section" >"$B/out/section.md"
+awk -v b="$begin" -v e="$end" -v f="$B/out/section.md" '
+  $0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+  $0 == e { skip = 0 }
+  !skip { print }' "$RESULTS" >"$RESULTS.tmp"
+mv "$RESULTS.tmp" "$RESULTS"
+printf '%s\n' "$section"

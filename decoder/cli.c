@@ -1,0 +1,119 @@
+/* cli.c: shared command plumbing (see cli.h). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_size(const char *s, size_t *v)
+{
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (end == s) return -1;
+    if (*end == 'K' || *end == 'k')
+        n <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        n <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        n <<= 30, end++;
+    if (*end) return -1;
+    *v = (size_t)n;
+    return 0;
+}
+
+static int allowed_has(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)); p += n)
+        if ((p == allowed || p[-1] == ',') && (p[n] == ',' || !p[n])) return 1;
+    return 0;
+}
+
+int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
+                 struct gd_cmd_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_gen_mem = GD_DEFAULT_MAX_GEN_MEM;
+    o->top = 20;
+    const char *env = getenv("GOTRACE_MAX_GEN_MEM");
+    if (env && parse_size(env, &o->max_gen_mem)) goto bad;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (!strncmp(a, "--max-gen-mem", 13)) {
+            val = a[13] == '=' ? a + 14 : (a[13] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            if (!val || parse_size(val, &o->max_gen_mem)) goto bad;
+        } else if (!strcmp(a, "--stacks") && allowed_has(allowed, "stacks")) {
+            o->stacks = 1;
+        } else if (!strncmp(a, "--top", 5) && allowed_has(allowed, "top")) {
+            val = a[5] == '=' ? a + 6 : (a[5] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            char *end;
+            if (!val || (o->top = strtol(val, &end, 10)) <= 0 || *end) goto bad;
+        } else if (!strcmp(a, "-o") && allowed_has(allowed, "o") && i + 1 < argc) {
+            o->out = argv[++i];
+        } else if (!strncmp(a, "--format", 8) && allowed_has(allowed, "format")) {
+            val = a[8] == '=' ? a + 9 : (a[8] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            if (!val) goto bad;
+            o->format = val;
+        } else if (a[0] == '-' && a[1]) {
+            goto bad;
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            goto bad;
+        }
+    }
+    if (!o->file) goto bad;
+    return 0;
+bad:
+    fputs(usage, stderr);
+    return GD_EXIT_USAGE;
+}
+
+int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o)
+{
+    if (gd_dec_open(d, o->file, o->max_gen_mem) == 0) return 0;
+    gd_err_print(&d->err, o->file, stderr);
+    gd_dec_close(d);
+    return GD_EXIT_BAD_TRACE;
+}
+
+int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o)
+{
+    gd_err_print(&d->err, o->file, stderr);
+    return GD_EXIT_BAD_TRACE;
+}
+
+const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len)
+{
+    const char *s = gd_gen_str(g, id, len);
+    if (!s) {
+        *len = 0;
+        return "";
+    }
+    return s;
+}
+
+void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent)
+{
+    const uint64_t *pcs;
+    uint32_t n, len;
+    if (!gd_gen_stack(g, stk, &pcs, &n)) return;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct gd_frame *f = gd_gen_frame(g, pcs[i]);
+        if (!f) continue;
+        gd_out_s(o, indent);
+        const char *s = gd_str(g, f->func, &len);
+        gd_out_n(o, s, len);
+        gd_out_c(o, ' ');
+        s = gd_str(g, f->file, &len);
+        gd_out_n(o, s, len);
+        gd_out_c(o, ':');
+        gd_out_u(o, f->line);
+        gd_out_c(o, '\n');
+    }
+}

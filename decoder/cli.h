@@ -1,0 +1,36 @@
+/* cli.h: what every command shares: option helpers, opening a trace, reporting a bad trace,
+ * and resolving strings and stack frames of the current generation.
+ * Invariants: exit status 0 ok, 1 bad trace (or unreadable file), 2 bad usage. */
+#ifndef GOTRACE_DECODER_CLI_H
+#define GOTRACE_DECODER_CLI_H
+
+#include "decode.h"
+#include "out.h"
+
+enum { GD_EXIT_OK = 0, GD_EXIT_BAD_TRACE = 1, GD_EXIT_USAGE = 2 };
+
+struct gd_cmd_opts {
+    const char *file;
+    const char *out; /* -o */
+    const char *format;
+    size_t max_gen_mem;
+    int stacks;
+    long top;
+};
+
+/* Parses the options shared by the commands (flags: "stacks", "top", "o", "format" allowed as
+ * listed in allowed, comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
+ * or -1 after printing help. */
+int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
+                 struct gd_cmd_opts *o);
+/* Opens the trace or reports why not (returns GD_EXIT_BAD_TRACE). */
+int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o);
+/* Reports d->err for o->file; returns GD_EXIT_BAD_TRACE. */
+int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o);
+
+/* A string of the current generation ("" when undefined). */
+const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len);
+/* Writes the frames of stk, one "\t\tfunc file:line" line each. */
+void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent);
+
+#endif

@@ -1,0 +1,56 @@
+/* err.c: error formatting and the growable-array helper (see err.h). */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
+             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    err->gen = gen;
+    err->has_gen = gen != 0;
+    err->m = m;
+    err->has_m = has_m;
+    err->ev = ev;
+    err->off = off;
+}
+
+void gd_err_print(const struct gd_err *err, const char *file, FILE *to)
+{
+    char loc[256];
+    size_t n = 0;
+    loc[0] = 0;
+    if (err->has_gen)
+        n += snprintf(loc + n, sizeof(loc) - n, "generation %llu, ", (unsigned long long)err->gen);
+    if (err->has_m && err->m == GD_NONE)
+        n += snprintf(loc + n, sizeof(loc) - n, "thread none, ");
+    else if (err->has_m)
+        n += snprintf(loc + n, sizeof(loc) - n, "thread %llu, ", (unsigned long long)err->m);
+    if (err->ev && n < sizeof(loc)) n += snprintf(loc + n, sizeof(loc) - n, "event %s ", err->ev);
+    if (err->off >= 0 && n < sizeof(loc))
+        n += snprintf(loc + n, sizeof(loc) - n, "%sbyte offset %lld, ", err->ev ? "at " : "",
+                      (long long)err->off);
+    if (n >= sizeof(loc)) n = sizeof(loc) - 1;
+    while (n > 0 && (loc[n - 1] == ' ' || loc[n - 1] == ','))
+        loc[--n] = 0;
+    fprintf(to, "gotrace: %s: %s%s%s\n", file, loc, n ? ": " : "", err->msg);
+}
+
+int gd_grow(void **p, size_t *cap, size_t need, size_t el)
+{
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / el) return -1;
+        n *= 2;
+    }
+    void *q = realloc(*p, n * el);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}

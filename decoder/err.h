@@ -1,0 +1,30 @@
+/* err.h: the decoder's error record and small allocation helpers.
+ * Invariants: an error names where it happened (generation, thread, event, byte offset) when
+ * known; fields that are unknown are flagged off and left out of the message. */
+#ifndef GOTRACE_DECODER_ERR_H
+#define GOTRACE_DECODER_ERR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GD_NONE UINT64_MAX /* no thread / proc / goroutine */
+
+struct gd_err {
+    char msg[512];
+    uint64_t gen, m;
+    const char *ev; /* event name or NULL */
+    int64_t off;    /* byte offset or -1 */
+    int has_gen, has_m;
+};
+
+/* Sets err's message (printf-style) and location. gen 0 and off -1 mean unknown. */
+void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
+             const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Prints "gotrace: FILE: generation G, thread M, event E at byte offset O: message". */
+void gd_err_print(const struct gd_err *err, const char *file, FILE *to);
+
+/* Grows *p (elements of size el) so that it holds at least need; returns 0 or -1. */
+int gd_grow(void **p, size_t *cap, size_t need, size_t el);
+
+#endif

@@ -1,0 +1,112 @@
+/* out.c: buffered output (see out.h). */
+#include "out.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define GD_OUT_BUF (1u << 20)
+
+int gd_out_init(struct gd_out *o, int fd)
+{
+    o->fd = fd;
+    o->len = 0;
+    o->err = 0;
+    o->cap = GD_OUT_BUF;
+    o->buf = malloc(o->cap);
+    return o->buf ? 0 : -1;
+}
+
+static void write_all(struct gd_out *o)
+{
+    size_t done = 0;
+    while (done < o->len && !o->err) {
+        ssize_t n = write(o->fd, o->buf + done, o->len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            o->err = n < 0 ? errno : EIO;
+        else
+            done += (size_t)n;
+    }
+    o->len = 0;
+}
+
+void gd_out_spill(struct gd_out *o)
+{
+    write_all(o);
+}
+
+int gd_out_flush(struct gd_out *o)
+{
+    write_all(o);
+    return o->err ? -1 : 0;
+}
+
+void gd_out_free(struct gd_out *o)
+{
+    free(o->buf);
+    o->buf = NULL;
+}
+
+void gd_out_f(struct gd_out *o, const char *fmt, ...)
+{
+    char tmp[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    gd_out_n(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+void gd_out_u(struct gd_out *o, uint64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+                                "31323334353637383940414243444546474849505152535455565758596061"
+                                "62636465666768697071727374757677787980818283848586878889909192"
+                                "93949596979899";
+    char tmp[24];
+    int i = sizeof(tmp);
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        tmp[--i] = pairs[2 * r + 1];
+        tmp[--i] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        tmp[--i] = pairs[2 * v + 1];
+        tmp[--i] = pairs[2 * v];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
+    gd_out_n(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void gd_out_i(struct gd_out *o, int64_t v)
+{
+    if (v < 0) {
+        gd_out_c(o, '-');
+        gd_out_u(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        gd_out_u(o, (uint64_t)v);
+    }
+}
+
+void gd_out_json(struct gd_out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            gd_out_c(o, '\\');
+            gd_out_c(o, (char)c);
+        } else if (c < 0x20 || c >= 0x7f) {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            gd_out_n(o, e, 6);
+        } else {
+            gd_out_c(o, (char)c);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/* hooks_process.c: interposed process-level functions. Descriptors: close_range, closefrom,
+ * dup2 and dup3 leave the tracer's kept descriptors alone (fds.h; close is hooked in
+ * hooks_syscalls.c), and pipe2 called for the tracer (libunwind's validation pipe) puts the
+ * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first
+ * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on).
+ * Keys: pthread_key_create called for the tracer takes the highest free key.
+ * Invariants: to the program a kept descriptor does not exist (dup2/dup3 from it fail with
+ * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
+ * returns what the real function returns, with its errno. Nothing here changes a signal
+ * disposition, mask or resource limit. */
+#include "fds.h"
+#include "hooks.h"
+#include "real.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
+
+EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+    return fds_close_range(lo, hi, flags, REAL(close_range));
+}
+
+/* glibc's closefrom closes with close_range and falls back to /proc/self/fd on kernels
+ * without it (< 5.9); the fallback cannot skip ours and is used only then. */
+EXPORT void closefrom(int lo)
+{
+    int saved = errno;
+    if (fds_close_range(lo < 0 ? 0 : (unsigned)lo, ~0U, 0, REAL(close_range)) != 0 && errno == ENOSYS)
+        REAL(closefrom)(lo);
+    errno = saved;
+}
+
+#define DUP_HOOK(from, to, call)                                                                   \
+    if (fds_kept(from)) {                                                                          \
+        errno = EBADF;                                                                             \
+        return -1;                                                                                 \
+    }                                                                                              \
+    if ((from) != (to)) fds_yield(to);                                                             \
+    return call
+
+EXPORT int dup2(int from, int to) { DUP_HOOK(from, to, REAL(dup2)(from, to)); }
+
+EXPORT int dup3(int from, int to, int flags) { DUP_HOOK(from, to, REAL(dup3)(from, to, flags)); }
+
+EXPORT int pipe2(int fds[2], int flags)
+{
+    int r = REAL(pipe2)(fds, flags);
+    if (r == 0 && in_tracer()) {
+        fds[0] = fds_keep(fds[0], NULL);
+        fds[1] = fds_keep(fds[1], NULL);
+    }
+    return r;
+}
+
+/* A key created for the tracer (libunwind's per-thread cache) takes the highest free number,
+ * so the program's keys are numbered as untraced: take every free key, keep the last. */
+EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+{
+    if (!in_tracer()) return REAL(pthread_key_create)(key, destructor);
+    pthread_key_t taken[PTHREAD_KEYS_MAX];
+    int n = 0;
+    while (n < PTHREAD_KEYS_MAX && REAL(pthread_key_create)(&taken[n], destructor) == 0) n++;
+    if (n == 0) return EAGAIN;
+    *key = taken[n - 1];
+    for (int i = 0; i < n - 1; i++) REAL(pthread_key_delete)(taken[i]);
+    return 0;
+}
+
+EXPORT void abort(void)
+{
+    tracer_flush_now();
+    REAL(abort)();
+    __builtin_unreachable();
+}
+
+EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, const char *fn)
+{
+    tracer_flush_now();
+    REAL(__assert_fail)(expr, file, line, fn);
+    __builtin_unreachable();
+}

@@ -1,0 +1,3 @@
+module gotrace.test/goprog
+
+go 1.23

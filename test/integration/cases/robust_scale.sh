@@ -1,0 +1,35 @@
+# robust_scale: scale (progs/robust_scale.c). 10000 threads over the run, 1000 alive at once:
+# valid trace, 10001 creations, 10000 ends besides main's; peak RSS reported. 32 threads on
+# one mutex: right count, valid trace, at least one wait on the mutex, balanced. A steady run
+# of SOAK_SECONDS (5 here; `make soak` sets 60) of condvar ping-pong: valid trace, and the
+# resident size stays bounded: the largest sample of the second half is at most the largest
+# of the first half plus 16 MiB.
+# itest-timeout: 240
+
+prog=$(build_prog robust_scale)
+plain_run plain-threads -- "$prog" threads
+p_peak=$(awk '/^peak/ {print $2}' "$RUN_ERR")
+trace_run threads -- "$prog" threads
+expect_status threads 0
+assert_eq "$(cat "$RUN_OUT")" "threads 10000" "threads output"
+validate "$RUN_TRACE"
+assert_eq "$(count_trans "$RUN_TRACE" NotExist Runnable)" 10001 "creations (10000 + main)"
+assert_eq "$(gids_started_at "$RUN_TRACE" member | grep -c .)" 10000 "threads started at member"
+echo "10000 threads: peak RSS $(awk '/^peak/ {print $2}' "$RUN_ERR") KiB traced, $p_peak KiB untraced"
+
+trace_run lock -- "$prog" lock
+expect_status lock 0
+assert_eq "$(cat "$RUN_OUT")" "count 640000" "lock output"
+validate "$RUN_TRACE"
+assert_ge "$(count_trans "$RUN_TRACE" Running Waiting)" 1 "waits on the contended mutex"
+check_balanced "$RUN_TRACE"
+
+secs=${SOAK_SECONDS:-5}
+RUN_TIMEOUT=$((secs + 60))
+trace_run soak -- "$prog" soak "$secs"
+expect_status soak 0
+assert_eq "$(cat "$RUN_OUT")" "soak ok" "soak output"
+validate "$RUN_TRACE"
+awk -v n="$secs" '/^rss/ { i++; if (i <= n / 2) { if ($2 > a) a = $2 } else if ($2 > b) b = $2 }
+    END { printf "soak %d s: max RSS %d KiB in the first half, %d KiB in the second\n", n, a, b
+          exit !(b <= a + 16384) }' "$RUN_ERR" || fail "soak RSS grew: $(tr '\n' ' ' <"$RUN_ERR")"

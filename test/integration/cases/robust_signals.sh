@@ -1,0 +1,32 @@
+# robust_signals: signals (progs/robust_signals.c). "handlers": 3000 signal handlers calling
+# write/pthread_mutex_trylock/sem_post interrupt a thread in hooked waits and syscalls (and
+# the tracer itself), GOTRACE_PERIOD_MS=20: finishes with "ok", valid trace, main blocked in
+# sem_wait. Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
+# status, stdout and stderr as untraced; the trace validates; after abort(), assert() and
+# _exit() from a SIGSEGV handler it also holds the last thread started (before_end), written
+# by the flush the tracer does first. After a plain SIGSEGV it keeps the generations written
+# before (like SIGKILL).
+
+ulimit -c 0
+prog=$(build_prog robust_signals)
+trace_run handlers GOTRACE_PERIOD_MS=20 -- "$prog" handlers
+expect_status handlers 0
+assert_eq "$(cat "$RUN_OUT")" ok "handlers output"
+validate "$RUN_TRACE"
+assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" "sync: semaphore")" 1 "main's sem_wait blocks"
+assert_ge "$(generations "$RUN_TRACE")" 3 "generations"
+
+for mode in segv segv-handler abort assert; do
+    plain_run "plain-$mode" -- "$prog" "$mode"
+    p_status=$RUN_STATUS p_out=$RUN_OUT p_err=$RUN_ERR
+    trace_run "traced-$mode" GOTRACE_PERIOD_MS=20 -- "$prog" "$mode"
+    assert_eq "$RUN_STATUS" "$p_status" "exit status ($mode)"
+    cmp -s "$p_out" "$RUN_OUT" || fail "stdout differs ($mode)"
+    cmp -s "$p_err" "$RUN_ERR" || fail "stderr differs ($mode): $(head -c 300 "$RUN_ERR")"
+    validate "$RUN_TRACE"
+    assert_ge "$(generations "$RUN_TRACE")" 2 "generations ($mode)"
+    if [ "$mode" != segv ]; then
+        assert_eq "$(gids_started_at "$RUN_TRACE" before_end | grep -c .)" 1 "before_end in the trace ($mode)"
+    fi
+    echo "$mode: status $RUN_STATUS, $(generations "$RUN_TRACE") generations"
+done

@@ -1,0 +1,154 @@
+/* robust_side_effects MODE: what a program can see of its own process, to compare traced and
+ * untraced runs. MODE "report": errno at main's start, the signal mask of main and of a new
+ * thread, every signal's disposition and flags, the first pthread key, the first descriptor
+ * open() returns, every resource limit, the umask. MODE "closefrom", "close_range",
+ * "close-loop": a daemon-like cleanup of every descriptor above 2 with threads running; MODE
+ * "dup2-trace": a dup2 of /dev/null onto a descriptor open on a *.trace file, then a close of
+ * it (untraced there is none) -- either way, then one more thread
+ * (after_close) works for a while; prints "ok" when every call behaved as on a process whose
+ * descriptors above 2 are all the program's own (close of an unknown one says EBADF). MODE
+ * "main-exit": main calls pthread_exit while a worker still runs; the worker prints "ok" and
+ * returns, so the process ends with status 0. */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static int errno_at_start;
+__attribute__((constructor(65535))) static void note_errno(void) { errno_at_start = errno; }
+
+static void print_mask(const char *who)
+{
+    sigset_t s;
+    pthread_sigmask(SIG_BLOCK, NULL, &s);
+    printf("mask %s:", who);
+    for (int i = 1; i < 65; i++)
+        if (sigismember(&s, i)) printf(" %d", i);
+    printf("\n");
+}
+
+static void *mask_thread(void *arg)
+{
+    print_mask("thread");
+    return arg;
+}
+
+static void report(void)
+{
+    printf("errno at start: %d\n", errno_at_start);
+    print_mask("main");
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, mask_thread, NULL));
+    CHECK(pthread_join(t, NULL));
+    for (int i = 1; i < 65; i++) {
+        struct sigaction sa;
+        if (sigaction(i, NULL, &sa) != 0) {
+            printf("signal %d: error %d\n", i, errno);
+            continue;
+        }
+        const char *h = sa.sa_handler == SIG_DFL ? "default" : sa.sa_handler == SIG_IGN ? "ignore" : "handler";
+        printf("signal %d: %s flags %#x\n", i, h, (unsigned)sa.sa_flags);
+    }
+    pthread_key_t k;
+    CHECK(pthread_key_create(&k, NULL));
+    printf("first key: %u\n", (unsigned)k);
+    printf("first fd: %d\n", open("/dev/null", O_RDONLY));
+    for (int r = 0; r < RLIM_NLIMITS; r++) {
+        struct rlimit rl;
+        getrlimit(r, &rl);
+        printf("rlimit %d: %llu %llu\n", r, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+    }
+    mode_t m = umask(022);
+    umask(m);
+    printf("umask: %o\n", (unsigned)m);
+}
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long counter;
+static void *worker(void *arg)
+{
+    double end = now_ms() + (double)(long)arg;
+    while (now_ms() < end) {
+        CHECK(pthread_mutex_lock(&mu));
+        counter++;
+        CHECK(pthread_mutex_unlock(&mu));
+        usleep(100);
+    }
+    return NULL;
+}
+static void *after_close(void *arg) { return worker(arg); }
+static void *last_worker(void *arg)
+{
+    worker(arg);
+    puts("ok");
+    return NULL;
+}
+
+/* Descriptors above 2 as the program sees them in /proc/self/fd. */
+static int list_fds(int *out, int max)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd > 2 && fd != dirfd(d) && n < max) out[n++] = fd;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+static int cleanup(const char *mode)
+{
+    int bad = 0;
+    if (strcmp(mode, "closefrom") == 0) {
+        closefrom(3);
+    } else if (strcmp(mode, "close_range") == 0) {
+        bad += close_range(3, ~0U, 0) != 0;
+    } else if (strcmp(mode, "close-loop") == 0) {
+        for (int fd = 3; fd < 4096; fd++)
+            if (close(fd) != 0 && errno != EBADF) bad++;
+    } else if (strcmp(mode, "dup2-trace") == 0) {
+        int fds[64], n = list_fds(fds, 64), null = open("/dev/null", O_RDONLY), hit = 0;
+        for (int i = 0; i < n; i++) {
+            char link[64], target[512];
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
+            ssize_t k = readlink(link, target, sizeof target - 1);
+            target[k > 0 ? k : 0] = 0;
+            if (!strstr(target, ".trace")) continue;
+            bad += dup2(null, fds[i]) != fds[i] || close(fds[i]) != 0;
+            hit++;
+        }
+        bad += close(null) != 0 || hit > 1; /* untraced: none */
+    } else {
+        return 1;
+    }
+    bad += close(3) != -1 || errno != EBADF;
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "report";
+    if (strcmp(mode, "report") == 0) {
+        report();
+        return 0;
+    }
+    pthread_t w;
+    if (strcmp(mode, "main-exit") == 0) {
+        CHECK(pthread_create(&w, NULL, last_worker, (void *)300L));
+        pthread_exit(NULL);
+    }
+    CHECK(pthread_create(&w, NULL, worker, (void *)200L));
+    int bad = cleanup(mode);
+    CHECK(pthread_join(w, NULL));
+    CHECK(pthread_create(&w, NULL, after_close, (void *)300L));
+    CHECK(pthread_join(w, NULL));
+    puts(bad ? "bad" : "ok");
+    return 0;
+}
