@@ -5,7 +5,6 @@
 #include "real.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,11 +42,11 @@ static int kernel_uses_tsc(void)
     return n >= 3 && strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == 0);
 }
 
-void gt_clock_init(void)
+void gt_clock_init(int want_tsc)
 {
     if (chosen) return;
     chosen = 1;
-    if (!getenv("GOTRACE_TSC") || !kernel_uses_tsc()) return;
+    if (!want_tsc || !kernel_uses_tsc()) return;
     read_pair(&tsc0, &mono0);
     gt_clock_tsc = 1;
 }

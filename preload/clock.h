@@ -1,8 +1,10 @@
 /* clock.h: trace timestamps, the single place that picks their source.
  * Invariants: gt_now() is monotonic across all threads of the process and costs no syscall,
- * no lock: it reads the TSC when the kernel itself keeps time with it (current clocksource
- * "tsc": the kernel found it invariant and synchronized across CPUs), else CLOCK_MONOTONIC in
- * ns through the vDSO. The source is chosen once, by gt_clock_init before the first event,
+ * no lock: CLOCK_MONOTONIC in ns through the vDSO; or, when asked (GOTRACE_TSC=1) and the
+ * kernel itself keeps time with it (clocksource "tsc"), the TSC. The parser orders one G's
+ * wake-ups across threads by time, so times must agree across CPUs: on the VMs this was
+ * tested on, TSC readings of different vCPUs disagree (traces failed validation), hence
+ * CLOCK_MONOTONIC by default. The source is chosen once, by gt_clock_init before the first event,
  * and never changes in a process image; gt_ticks_per_sec() (the Frequency batch) is measured
  * once against CLOCK_MONOTONIC, on its first call (the flusher's first generation), so
  * nothing delays the program's start. gt_mono_ns() is for timeouts and periods, never for
@@ -39,7 +41,7 @@ static inline uint64_t gt_now_ordered(void)
 }
 
 /* Chooses the source (idempotent; call it before tracing starts). */
-void gt_clock_init(void);
+void gt_clock_init(int want_tsc);
 /* gt_now() ticks per second; the first call may wait until 10 ms have passed since
  * gt_clock_init, for a precise measure. Flusher only (it runs under the flush lock). */
 uint64_t gt_ticks_per_sec(void);

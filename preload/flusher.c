@@ -456,7 +456,7 @@ static int start_thread(void)
 
 int flusher_start(const struct gt_config *cfg, const char *path)
 {
-    gt_clock_init(); /* before any event */
+    gt_clock_init(cfg->tsc); /* before any event */
     F.period_ms = cfg->period_ms;
     F.flush_bytes = (size_t)cfg->flush_mb << 20;
     F.fd = open_output(path);
