@@ -19,16 +19,16 @@
 /* Each stub: jump through its pointer; while it is still NULL, save the argument registers
  * (and %al, the vector count of a variadic call), resolve everything, and jump. */
 #define NOOP(name)                                                                                 \
-    __asm__(".text\n.globl " #name "\n.type " #name ",@function\n" #name ":\n"                      \
+    __asm__(".text\n.globl " #name "\n.type " #name ",@function\n" #name ":\n"                     \
             "  movq noop_ptr_" #name "(%rip), %r11\n"                                              \
             "  testq %r11, %r11\n"                                                                 \
             "  jz 1f\n"                                                                            \
             "  jmp *%r11\n"                                                                        \
-            "1: pushq %rdi\n  pushq %rsi\n  pushq %rdx\n  pushq %rcx\n"                           \
+            "1: pushq %rdi\n  pushq %rsi\n  pushq %rdx\n  pushq %rcx\n"                            \
             "  pushq %r8\n  pushq %r9\n  pushq %rax\n"                                             \
             "  call noop_resolve\n"                                                                \
-            "  popq %rax\n  popq %r9\n  popq %r8\n  popq %rcx\n"                                  \
-            "  popq %rdx\n  popq %rsi\n  popq %rdi\n"                                             \
+            "  popq %rax\n  popq %r9\n  popq %r8\n  popq %rcx\n"                                   \
+            "  popq %rdx\n  popq %rsi\n  popq %rdi\n"                                              \
             "  jmp *noop_ptr_" #name "(%rip)\n"                                                    \
             ".size " #name ", .-" #name "\n");
 #include "noop_syms.h"
@@ -45,8 +45,8 @@ static void missing(void)
 
 static void *next_of(const char *name)
 {
-    void *p = strncmp(name, "pthread_cond_", 13) == 0 ? dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2")
-                                                      : NULL;
+    void *p =
+        strncmp(name, "pthread_cond_", 13) == 0 ? dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2") : NULL;
     if (!p) p = dlsym(RTLD_NEXT, name);
     return p ? p : (void *)missing;
 }
@@ -58,4 +58,7 @@ __attribute__((visibility("hidden"), used)) void noop_resolve(void)
 #undef NOOP
 }
 
-__attribute__((constructor)) static void noop_init(void) { noop_resolve(); }
+__attribute__((constructor)) static void noop_init(void)
+{
+    noop_resolve();
+}

@@ -10,17 +10,19 @@
 # table says why.
 # Invariants: builds nothing (bench.mk does); writes only under build/bench/ and the results
 # section of bench/RESULTS.md; a daemon it starts (lttng-sessiond) it stops, by pid.
-# Knobs: BENCH_RUNS (default 5), BENCH_ONLY (space-separated workload names),
-# BENCH_NO_INSTALL=1 (do not apt-get), BENCH_SCALE (divides every N, for a quick try).
+# Knobs: BENCH_RUNS (default 5), BENCH_SLOW_RUNS (default 3), BENCH_ONLY (space-separated
+# workload names), BENCH_TOOLS (default "strace lttng ltrace"; empty: none), BENCH_NO_INSTALL=1
+# (do not apt-get), BENCH_SCALE (divides every N, for a quick try), BENCH_LIB (another build
+# of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B="$top/build/bench"
 G="$top/build/gotrace"
-LIB="$top/build/libgotrace.so"
+LIB=${BENCH_LIB:-$top/build/libgotrace.so}
 NOOP="$B/libnoop.so"
 RUNS=${BENCH_RUNS:-5}
 SCALE=${BENCH_SCALE:-1}
-RESULTS="$top/bench/RESULTS.md"
+RESULTS=${BENCH_RESULTS:-$top/bench/RESULTS.md}
 mkdir -p "$B/out"
 log() { echo "bench-tracer: $*" >&2; }
 
@@ -65,20 +67,24 @@ done | sed 's/ $//')
 machine="$(nproc) CPUs, $cpu_model; flags: ${tsc_flags:-none}; $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo); Linux $(uname -r); $(. /etc/os-release && echo "$PRETTY_NAME"); $(ldd --version | head -1 | sed 's/^ldd //'); $(${CC:-gcc} --version | head -1)"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# ---- workloads: name|N|ltrace N|description ----
+# ---- workloads: name|N|N for strace and LTTng|N for ltrace|description ----
+# The other tools are 10-1000x slower on some workloads: they run at a smaller N, each against
+# untraced runs at that same N (SLOW_RUNS pairs), so that `make bench` stays within minutes.
 WORKLOADS=(
-  "mutex|40000000|20000|uncontended lock/unlock pairs, 1 thread"
-  "contended|40000000|20000|4 threads on one mutex (N lock/unlock pairs in all)"
-  "condvar|50000|2000|two-thread condvar ping-pong (N round trips)"
-  "pipe|300000|5000|1-byte messages through a pipe, writer thread to reader thread"
-  "churn|10000|300|thread create+join, one at a time"
-  "xz|50|2|xz -T2 -1 compressing a generated N MiB text file"
+  "mutex|40000000|4000000|20000|uncontended lock/unlock pairs, 1 thread"
+  "contended|40000000|4000000|20000|4 threads on one mutex (N lock/unlock pairs in all)"
+  "condvar|50000|5000|2000|two-thread condvar ping-pong (N round trips)"
+  "pipe|300000|30000|5000|1-byte messages through a pipe, writer thread to reader thread"
+  "churn|10000|2000|300|thread create+join, one at a time"
+  "xz|50|50|2|xz -T2 -1 compressing a generated N MiB text file"
 )
-CONFIGS=(untraced noop gotrace nostacks strace lttng)
+CONFIGS=(untraced noop gotrace nostacks)
+read -r -a TOOLS <<<"${BENCH_TOOLS-strace lttng ltrace}"
+SLOW_RUNS=${BENCH_SLOW_RUNS:-3}
 declare -A cfg_title=(
   [untraced]="untraced" [noop]="do-nothing interposer" [gotrace]="gotrace, stacks"
   [nostacks]="gotrace, no stacks" [strace]="strace -f" [lttng]="LTTng-UST pthread wrapper"
-  [ltrace]="ltrace -f (small N)")
+  [ltrace]="ltrace -f")
 
 # cmd_of NAME N: the workload's command line.
 cmd_of() {
@@ -130,7 +136,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "fail"; else i
 # ---- runs ----
 declare -A T=() RSS=() CPU=() EV=() BYTES=()
 for w in "${WORKLOADS[@]}"; do
-  IFS='|' read -r name n ln desc <<<"$w"
+  IFS='|' read -r name n sn ln desc <<<"$w"
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then continue; fi
   n=$((n / SCALE > 0 ? n / SCALE : 1))
   declare -A times=() rsss=() cpus=()
@@ -157,22 +163,27 @@ for w in "${WORKLOADS[@]}"; do
     EV[$name,$cfg]=$("$G" check "$tr" | sed -n 's/.* \([0-9]*\) events$/\1/p')
     BYTES[$name,$cfg]=$(stat -c %s "$tr")
   done
-  if [ -z "${why_not[ltrace]:-}" ]; then # ltrace: small N, against untraced at the same N
-    ln=$((ln / SCALE > 0 ? ln / SCALE : 1))
-    lt=() lu=()
-    for ((k = 1; k <= RUNS; k++)); do
-      read -r s _ _ < <(run_one untraced "$name" "$ln" "$name-lu$k")
-      lu+=("$s")
-      read -r s _ _ < <(run_one ltrace "$name" "$ln" "$name-lt$k")
+  for cfg in "${TOOLS[@]}"; do # at a smaller N, against untraced at the same N
+    [ -n "${why_not[$cfg]:-}" ] && continue
+    m=$([ "$cfg" = ltrace ] && echo "$ln" || echo "$sn")
+    m=$((m / SCALE > 0 ? m / SCALE : 1))
+    log "$name: $SLOW_RUNS runs of ${cfg_title[$cfg]} (N=$m), each after an untraced run"
+    tt=() tu=()
+    for ((k = 1; k <= SLOW_RUNS; k++)); do
+      read -r s _ _ < <(run_one untraced "$name" "$m" "$name-u$k")
+      tu+=("$s")
+      read -r s _ _ < <(run_one "$cfg" "$name" "$m" "$name-$cfg$k")
       [ "$s" = fail ] && break
-      lt+=("$s")
+      tt+=("$s")
     done
-    if [ ${#lt[@]} -eq "$RUNS" ]; then
-      T[$name,ltrace]=$(printf '%s\n' "${lt[@]}" | median)
-      T[$name,ltrace_base]=$(printf '%s\n' "${lu[@]}" | median)
-      T[$name,ltrace_n]=$ln
+    if [ ${#tt[@]} -eq "$SLOW_RUNS" ]; then
+      T[$name,$cfg]=$(printf '%s\n' "${tt[@]}" | median)
+      T[$name,${cfg}_base]=$(printf '%s\n' "${tu[@]}" | median)
+      T[$name,${cfg}_n]=$m
+    else
+      T[$name,${cfg}_fail]=1
     fi
-  fi
+  done
   unset times rsss cpus
 done
 
@@ -189,37 +200,43 @@ report() {
   echo "### Time: median wall seconds (ratio to untraced)"
   echo
   local hdr="| workload | N |" sep="|---|---|"
-  for cfg in "${CONFIGS[@]}"; do hdr+=" ${cfg_title[$cfg]} |"; sep+="---|"; done
-  echo "$hdr ${cfg_title[ltrace]} |"
-  echo "$sep---|"
+  for cfg in "${CONFIGS[@]}" "${TOOLS[@]}"; do hdr+=" ${cfg_title[$cfg]} |"; sep+="---|"; done
+  echo "$hdr"
+  echo "$sep"
   for w in "${WORKLOADS[@]}"; do
-    IFS='|' read -r name n _ desc <<<"$w"
+    IFS='|' read -r name n _ _ desc <<<"$w"
     [ -n "${T[$name,untraced]:-}" ] || continue
     local row="| $name: $desc | $((n / SCALE)) |" u=${T[$name,untraced]}
     for cfg in "${CONFIGS[@]}"; do
       local t=${T[$name,$cfg]:-}
       if [ -z "$t" ]; then row+=" skipped |"; else row+=" $(fmt_s "$t") ($(ratio "$t" "$u")×) |"; fi
     done
-    if [ -n "${T[$name,ltrace]:-}" ]; then
-      row+=" N=${T[$name,ltrace_n]}: $(fmt_s "${T[$name,ltrace]}") ($(ratio "${T[$name,ltrace]}" "${T[$name,ltrace_base]}")×) |"
-    else row+=" skipped |"; fi
+    for cfg in "${TOOLS[@]}"; do
+      if [ -n "${T[$name,$cfg]:-}" ]; then
+        row+=" N=${T[$name,${cfg}_n]}: $(fmt_s "${T[$name,$cfg]}") ($(ratio "${T[$name,$cfg]}" "${T[$name,${cfg}_base]}")×) |"
+      elif [ -n "${T[$name,${cfg}_fail]:-}" ]; then row+=" failed |"
+      else row+=" skipped |"; fi
+    done
     echo "$row"
   done
   echo
   for cfg in strace ltrace lttng; do
     [ -n "${why_not[$cfg]:-}" ] && echo "- ${cfg_title[$cfg]}: skipped: ${why_not[$cfg]}."
   done
-  echo "- ltrace runs use the small N shown and its ratio is to untraced at that N."
+  echo "- strace, LTTng and ltrace run at the smaller N shown, $SLOW_RUNS times each, and their ratio"
+  echo "  is to untraced runs at that same N made alternately with them. The LTTng session records"
+  echo "  the wrapper's events (lttng_ust_pthread:*, mutex lock/trylock/unlock) to disk."
   echo
   echo "### gotrace against the do-nothing interposer, per event, size and memory"
   echo
-  echo "| workload | stacks: × interposer | no stacks: × interposer | events (stacks) | wall ns added per event, stacks / no stacks | CPU ns added per event, stacks / no stacks | trace bytes per event, stacks / no stacks | extra peak RSS MiB, stacks / no stacks |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| workload | stacks: × interposer | no stacks: × interposer | CPU time × untraced, stacks / no stacks | events (stacks) | wall ns added per event, stacks / no stacks | CPU ns added per event, stacks / no stacks | trace bytes per event, stacks / no stacks | extra peak RSS MiB, stacks / no stacks |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for w in "${WORKLOADS[@]}"; do
-    IFS='|' read -r name _ _ _ <<<"$w"
+    IFS='|' read -r name _ _ _ _ <<<"$w"
     [ -n "${T[$name,untraced]:-}" ] || continue
     local u=${T[$name,untraced]} nz=${T[$name,noop]:-} row="| $name |"
-    row+=" $(ratio "${T[$name,gotrace]:-}" "$nz") | $(ratio "${T[$name,nostacks]:-}" "$nz") | ${EV[$name,gotrace]:--} |"
+    row+=" $(ratio "${T[$name,gotrace]:-}" "$nz") | $(ratio "${T[$name,nostacks]:-}" "$nz") |"
+    row+=" $(ratio "${CPU[$name,gotrace]:-}" "${CPU[$name,untraced]}") / $(ratio "${CPU[$name,nostacks]:-}" "${CPU[$name,untraced]}") | ${EV[$name,gotrace]:--} |"
     local per="" cpu="" byt="" mem=""
     for cfg in gotrace nostacks; do
       local e=${EV[$name,$cfg]:-0} t=${T[$name,$cfg]:-}

@@ -2,6 +2,7 @@
 #include "analysis.h"
 
 #include "err.h"
+#include "evspec.h"
 #include "go_wire.h"
 #include "validate.h"
 
@@ -58,10 +59,18 @@ void gd_ana_init(struct gd_ana *a, const struct gd_ana_cb *cb, void *user)
     a->t0 = INT64_MIN;
 }
 
+static void accs_free(struct gd_name_accs *t)
+{
+    gd_hm_free(&t->map);
+    free(t->v);
+}
+
 void gd_ana_free(struct gd_ana *a)
 {
-    for (size_t i = 0; i < a->ngs; i++)
+    for (size_t i = 0; i < a->ngs; i++) {
         free(a->gs[i].reasons);
+        free(a->gs[i].regs);
+    }
     for (size_t i = 1; i < a->str.n; i++)
         free(a->str.s[i]);
     free(a->str.s);
@@ -69,10 +78,31 @@ void gd_ana_free(struct gd_ana *a)
     gd_hm_free(&a->str.map);
     free(a->gs);
     free(a->sites);
+    free(a->wakes);
+    free(a->otasks);
+    free(a->otfree);
+    accs_free(&a->regions);
+    accs_free(&a->tasks);
+    accs_free(&a->leaves);
     gd_hm_free(&a->gmap);
     gd_hm_free(&a->sitemap);
+    gd_hm_free(&a->wakemap);
+    gd_hm_free(&a->taskmap);
     gd_hm_free(&a->gsite);
     gd_hm_free(&a->gstr);
+    gd_hm_free(&a->gleaf);
+}
+
+/* The totals of name in t, created at zero; NULL when out of memory. */
+static struct gd_name_acc *acc_of(struct gd_name_accs *t, uint32_t name)
+{
+    uint32_t *i = gd_hm_get(&t->map, name);
+    if (i) return &t->v[*i];
+    if (gd_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
+        gd_hm_put(&t->map, name, (uint32_t)t->n))
+        return NULL;
+    t->v[t->n] = (struct gd_name_acc){.name = name};
+    return &t->v[t->n++];
 }
 
 static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
@@ -91,13 +121,13 @@ static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
     return g;
 }
 
-/* Interned outermost function of stack stk, or 0. */
-static uint32_t outer_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
+/* Interned function of the outermost (outer != 0) or innermost frame of stack stk, or 0. */
+static uint32_t frame_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk, int outer)
 {
     const uint64_t *pcs;
     uint32_t n, len;
     if (!stk || !gd_gen_stack(gen, stk, &pcs, &n) || !n) return 0;
-    const struct gd_frame *f = gd_gen_frame(gen, pcs[n - 1]);
+    const struct gd_frame *f = gd_gen_frame(gen, pcs[outer ? n - 1 : 0]);
     const char *s = f ? gd_gen_str(gen, f->func, &len) : NULL;
     return s && len ? gd_intern(&a->str, s, len) : 0;
 }
@@ -149,23 +179,22 @@ static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
     g->reasons[g->nreasons++] = (struct gd_reason_acc){reason, 1, ns};
 }
 
-static void add_waker(struct gd_site *s, uint32_t name)
+static void add_wake(struct gd_ana *a, uint32_t site, uint32_t waker)
 {
-    for (uint32_t i = 0; i < s->nw; i++) {
-        if (s->w[i].name == name) {
-            s->w[i].count++;
-            return;
-        }
+    uint64_t key = (uint64_t)site << 32 | waker;
+    uint32_t *i = gd_hm_get(&a->wakemap, key);
+    if (i) {
+        a->wakes[*i].count++;
+        return;
     }
-    if (s->nw < 8)
-        s->w[s->nw++] = (struct gd_waker){name, 1};
-    else
-        s->wother++;
+    if (gd_grow((void **)&a->wakes, &a->wcap, a->nwakes + 1, sizeof(*a->wakes)) ||
+        gd_hm_put(&a->wakemap, key, (uint32_t)a->nwakes))
+        return;
+    a->wakes[a->nwakes++] = (struct gd_wake){site, waker, 1};
 }
 
-/* Closes g's current interval at t. waker is the goroutine ending a wait (or NULL). */
-static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t,
-                           const struct gd_ana_g *waker, const char *nowaker)
+/* Closes g's current interval at t. waker ends a wait: an index in a->gs or GD_WAKER_*. */
+static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint32_t waker)
 {
     int64_t d = wsub(t, g->since);
     switch (g->state) {
@@ -186,9 +215,7 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t,
             s->count++;
             wadd(&s->total, d);
             if (d > s->max) s->max = d;
-            char buf[32];
-            const char *wn = waker ? gd_ana_name(a, waker, buf, sizeof(buf)) : nowaker;
-            add_waker(s, gd_intern(&a->str, wn, (uint32_t)strlen(wn)));
+            add_wake(a, g->site, waker);
         }
         break;
     default:
@@ -221,21 +248,142 @@ static uint32_t gen_site(struct gd_ana *a, const struct gd_gen *gen, uint32_t re
     return v;
 }
 
+/* Ends g's innermost open region at end. */
+static void close_region(struct gd_ana *a, struct gd_ana_g *g, int64_t end)
+{
+    const struct gd_open_region *r = &g->regs[--g->nregs];
+    struct gd_name_acc *acc = acc_of(&a->regions, r->name);
+    if (acc) {
+        acc->count++;
+        wadd(&acc->ns, wsub(end, r->start));
+    }
+    if (a->cb && a->cb->region) a->cb->region(a, g, r, end);
+}
+
+static int task_begin(struct gd_ana *a, uint64_t id, uint32_t name, int64_t now)
+{
+    struct gd_name_acc *acc = acc_of(&a->tasks, name);
+    if (!acc) return -1;
+    acc->count++;
+    uint32_t *i = gd_hm_get(&a->taskmap, id), slot;
+    if (i) { /* begun twice: the later begin counts */
+        slot = *i;
+    } else if (a->notfree) {
+        slot = a->otfree[--a->notfree];
+    } else {
+        if (gd_grow((void **)&a->otasks, &a->otcap, a->notasks + 1, sizeof(*a->otasks))) return -1;
+        slot = (uint32_t)a->notasks++;
+    }
+    if (!i && gd_hm_put(&a->taskmap, id, slot)) return -1;
+    a->otasks[slot] = (struct gd_open_task){name, now};
+    return 0;
+}
+
+/* Tasks ended without a begin in the trace are not counted. */
+static int task_end(struct gd_ana *a, uint64_t id, int64_t now)
+{
+    uint32_t *i = gd_hm_get(&a->taskmap, id);
+    if (!i) return 0;
+    uint32_t slot = *i;
+    gd_hm_del(&a->taskmap, id);
+    if (gd_grow((void **)&a->otfree, &a->otfcap, a->notfree + 1, sizeof(*a->otfree))) return -1;
+    a->otfree[a->notfree++] = slot;
+    struct gd_name_acc *acc = acc_of(&a->tasks, a->otasks[slot].name);
+    if (!acc) return -1;
+    acc->ended++;
+    wadd(&acc->ns, wsub(now, a->otasks[slot].start));
+    return 0;
+}
+
+/* A CPU sample: counted for its goroutine and its leaf function. */
+static int cpu_sample(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    a->nsamples++;
+    if (ev->g == GD_NONE) {
+        a->nsamples_nog++;
+    } else {
+        struct gd_ana_g *g = gacc(a, ev->g, ev->time);
+        if (!g) return -1;
+        g->nsamples++;
+    }
+    uint64_t stk = ev->args[3];
+    uint32_t *c = gd_hm_get(&a->gleaf, stk), leaf;
+    if (c) {
+        leaf = *c;
+    } else {
+        leaf = frame_name(a, gen, stk, 0);
+        if (gd_hm_put(&a->gleaf, stk, leaf)) return -1;
+    }
+    struct gd_name_acc *acc = leaf ? acc_of(&a->leaves, leaf) : NULL;
+    if (leaf && !acc) return -1;
+    if (acc) acc->count++;
+    return 0;
+}
+
+static int push_region(struct gd_ana_g *g, struct gd_open_region r)
+{
+    size_t cap = g->regcap;
+    if (gd_grow((void **)&g->regs, &cap, (size_t)g->nregs + 1, sizeof(*g->regs))) return -1;
+    g->regcap = (uint32_t)cap;
+    g->regs[g->nregs++] = r;
+    return 0;
+}
+
+/* Events about a goroutine that are not state transitions: labels, regions, logs. */
+static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    struct gd_ana_g *g = gacc(a, ev->g, ev->time);
+    if (!g) return -1;
+    switch (ev->type) {
+    case GO_EV_GO_LABEL:
+        g->label = gen_str(a, gen, ev->args[0]);
+        return 0;
+    case GO_EV_USER_REGION_BEGIN:
+        return push_region(
+            g, (struct gd_open_region){gen_str(a, gen, ev->args[1]), ev->args[0], ev->time});
+    case GO_EV_USER_REGION_END:
+        /* The ordering engine checked that it ends the innermost open region, or that none is
+         * open: then it began before the trace (Go accepts that) and spans from the start. */
+        if (!g->nregs && push_region(g, (struct gd_open_region){gen_str(a, gen, ev->args[1]),
+                                                                ev->args[0], a->t0}))
+            return -1;
+        close_region(a, g, ev->time);
+        return 0;
+    default: /* GO_EV_USER_LOG */
+        if (a->cb && a->cb->log) a->cb->log(a, g, ev, gen);
+        return 0;
+    }
+}
+
 int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     if (gen->num != a->cache_gen) {
         gd_hm_clear(&a->gsite);
         gd_hm_clear(&a->gstr);
+        gd_hm_clear(&a->gleaf);
         a->cache_gen = gen->num;
     }
     if (a->t0 == INT64_MIN) a->t0 = ev->time;
     a->tend = ev->time;
+    switch (ev->type) {
+    case GD_EV_CPU:
+        return cpu_sample(a, ev, gen);
+    case GO_EV_USER_TASK_BEGIN:
+        return task_begin(a, ev->args[0], gen_str(a, gen, ev->args[2]), ev->time);
+    case GO_EV_USER_TASK_END:
+        return task_end(a, ev->args[0], ev->time);
+    case GO_EV_GO_LABEL:
+    case GO_EV_USER_REGION_BEGIN:
+    case GO_EV_USER_REGION_END:
+    case GO_EV_USER_LOG:
+        return ev->g == GD_NONE ? 0 : annotation(a, ev, gen);
+    }
     struct gd_trans t;
     if (!gd_transition(ev, &t) || t.kind != TR_G) return 0;
     int64_t now = ev->time;
     struct gd_ana_g *g = gacc(a, t.id, now);
     if (!g) return -1;
-    if (!g->name) {
+    if (!g->start) {
         uint64_t stk = t.stack;
         if (ev->type == GO_EV_GO_STATUS_STACK)
             stk = ev->args[3];
@@ -243,16 +391,20 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
             stk = ev->args[1];
         else if (ev->g != t.id)
             stk = 0; /* the event's stack is another goroutine's */
-        g->name = outer_name(a, gen, stk);
+        g->start = frame_name(a, gen, stk, 1);
     }
     if (t.old == t.new && g->state == t.new) return 0; /* status fix-up: no change */
-    uint32_t gi = (uint32_t)(g - a->gs);
-    struct gd_ana_g *waker = NULL;
+    uint32_t gi = (uint32_t)(g - a->gs), waker = GD_WAKER_NONE;
     if (t.new == GS_RUNNABLE && g->state == GS_WAITING && ev->g != GD_NONE && ev->g != t.id) {
-        waker = gacc(a, ev->g, now);
+        struct gd_ana_g *w = gacc(a, ev->g, now);
+        if (!w) return -1;
+        waker = (uint32_t)(w - a->gs);
         g = &a->gs[gi];
     }
-    close_interval(a, g, now, waker, "(no goroutine)");
+    close_interval(a, g, now, waker);
+    if (t.new == GS_NOTEXIST)
+        while (g->nregs)
+            close_region(a, g, now);
     if (t.new == GS_WAITING) {
         static const char before[] = "waiting (since before this generation)";
         if (ev->type == GO_EV_GO_BLOCK) {
@@ -267,9 +419,10 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
     }
     if (t.new == GS_SYSCALL && t.old == GS_RUNNING) g->nsys++;
     if (t.new == GS_RUNNING || t.new == GS_SYSCALL) g->m = ev->m;
-    if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&waker && a->cb && a->cb->wake) {
+    if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&waker != GD_WAKER_NONE && a->cb &&
+        a->cb->wake) {
         g->flow = ++a->nflows;
-        a->cb->wake(a, waker, g, now, g->flow);
+        a->cb->wake(a, &a->gs[waker], g, now, g->flow);
     }
     if (t.new == GS_RUNNING && g->flow) {
         if (a->cb && a->cb->flow_end) a->cb->flow_end(a, g, now, g->flow);
@@ -285,17 +438,46 @@ void gd_ana_finish(struct gd_ana *a)
 {
     for (size_t i = 0; i < a->ngs; i++) {
         struct gd_ana_g *g = &a->gs[i];
+        while (g->nregs)
+            close_region(a, g, a->tend);
         if (g->state == GS_NOTEXIST || g->state == GS_UNDET) continue;
-        close_interval(a, g, a->tend, NULL, "(still waiting at trace end)");
+        close_interval(a, g, a->tend, GD_WAKER_END);
         g->since = a->tend;
         g->last = a->tend;
     }
 }
 
-const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, char *buf, size_t n)
+int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file)
 {
-    if (g->name && g->name < a->str.n) return a->str.s[g->name];
-    snprintf(buf, n, "G%" PRIu64, g->id);
+    struct gd_tev ev;
+    int rc;
+    while ((rc = gd_dec_next(d, &ev)) > 0)
+        if (gd_ana_event(a, &ev, &d->gen)) {
+            fprintf(stderr, "gotrace: %s: out of memory\n", file);
+            rc = -2;
+            break;
+        }
+    if (rc == -1) gd_err_print(&d->err, file, stderr);
+    gd_ana_finish(a);
+    return rc;
+}
+
+const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, int with_id, char *buf)
+{
+    const char *label = g->label && a->str.len[g->label] ? a->str.s[g->label] : NULL;
+    const char *start = g->start ? a->str.s[g->start] : NULL;
+    if (label && start && !strcmp(label, start)) start = NULL; /* "worker (worker)" */
+    const char *name = label ? label : start;
+    if (!name)
+        snprintf(buf, GD_NAME_MAX, "G%" PRIu64, g->id);
+    else if (label && start && with_id)
+        snprintf(buf, GD_NAME_MAX, "%s (G%" PRIu64 " %s)", label, g->id, start);
+    else if (label && start)
+        snprintf(buf, GD_NAME_MAX, "%s (%s)", label, start);
+    else if (with_id)
+        snprintf(buf, GD_NAME_MAX, "%s (G%" PRIu64 ")", name, g->id);
+    else
+        snprintf(buf, GD_NAME_MAX, "%s", name);
     return buf;
 }
 

@@ -1,15 +1,17 @@
 /* analysis.h: per-goroutine (per-thread, for our traces) accounting shared by summary,
- * contention and export: time in each state, waits by reason and by blocking stack, wakers.
- * Invariants: every goroutine interval is closed exactly once (at its next transition or at
- * the end of the trace); names, reasons and wait sites are copied out of the generation's
- * tables (interned), so they survive generation changes; memory grows with goroutines and
- * distinct wait sites, never with events. */
+ * contention and export: time in each state, waits by reason and by blocking stack, wakers,
+ * thread names (the latest GoLabel), user regions and tasks by name, CPU samples.
+ * Invariants: every goroutine interval and every region is closed exactly once (at its next
+ * transition / its end, at the goroutine's end, or at the end of the trace); names, reasons
+ * and wait sites are copied out of the generation's tables (interned), so they survive
+ * generation changes; wakers are goroutines (named when reported, so a label written later
+ * still names the whole goroutine); memory grows with goroutines, open regions and tasks,
+ * distinct names, wait sites and (site, waker) pairs, never with events. */
 #ifndef GOTRACE_DECODER_ANALYSIS_H
 #define GOTRACE_DECODER_ANALYSIS_H
 
+#include "decode.h"
 #include "hmap.h"
-#include "order.h"
-#include "reader.h"
 
 struct gd_intern {
     struct gd_hmap map; /* hash -> index */
@@ -25,21 +27,50 @@ struct gd_reason_acc {
     int64_t ns;
 };
 
+/* Totals for one interned name: a region name, a task name, or a leaf function. */
+struct gd_name_acc {
+    uint32_t name;
+    uint64_t count; /* regions ended, tasks begun, samples */
+    uint64_t ended; /* tasks: those of count that ended */
+    int64_t ns;     /* total duration of the regions / of the ended tasks */
+};
+
+struct gd_name_accs {
+    struct gd_hmap map; /* interned name -> index in v */
+    struct gd_name_acc *v;
+    size_t n, cap;
+};
+
+struct gd_open_region {
+    uint32_t name; /* interned */
+    uint64_t task;
+    int64_t start;
+};
+
 struct gd_ana_g {
     uint64_t id, m;
-    uint32_t name; /* interned; 0 = unnamed */
-    uint8_t state; /* GS_* */
+    uint32_t start; /* interned outermost function of its first stack; 0 = unknown */
+    uint32_t label; /* interned latest GoLabel (the thread's name); 0 = none */
+    uint8_t state;  /* GS_* */
     int64_t since, first, last;
     int64_t ns_run, ns_runnable, ns_sys, ns_wait;
     uint64_t nblock, nsys;
     uint32_t reason, site; /* of the current wait */
     struct gd_reason_acc *reasons;
     uint32_t nreasons, rcap;
-    uint64_t flow; /* pending flow id (wake -> next start), 0 = none */
+    uint64_t flow;               /* pending flow id (wake -> next start), 0 = none */
+    struct gd_open_region *regs; /* open regions, innermost last */
+    uint32_t nregs, regcap;
+    uint64_t nsamples; /* CPU samples taken while it ran */
 };
 
-struct gd_waker {
-    uint32_t name;
+/* Wakers that are not goroutines. */
+#define GD_WAKER_NONE UINT32_MAX      /* a wake-up without a goroutine */
+#define GD_WAKER_END (UINT32_MAX - 1) /* still waiting at the end of the trace */
+
+/* How often goroutine g (index in gd_ana.gs, or GD_WAKER_*) ended a wait at site. */
+struct gd_wake {
+    uint32_t site, g;
     uint64_t count;
 };
 
@@ -48,9 +79,11 @@ struct gd_site {
     uint32_t stack; /* interned text: one "func file:line" line per frame */
     uint64_t count;
     int64_t total, max;
-    struct gd_waker w[8];
-    uint32_t nw;
-    uint64_t wother;
+};
+
+struct gd_open_task {
+    uint32_t name; /* interned */
+    int64_t start;
 };
 
 struct gd_ana;
@@ -63,6 +96,12 @@ struct gd_ana_cb {
                  int64_t t, uint64_t flow);
     /* wakee started running at t, completing flow. */
     void (*flow_end)(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow);
+    /* Region r of g ended at end (regions of g nest). */
+    void (*region)(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
+                   int64_t end);
+    /* g wrote the UserLog ev (strings are gen's). */
+    void (*log)(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
+                const struct gd_gen *gen);
 };
 
 struct gd_ana {
@@ -71,9 +110,20 @@ struct gd_ana {
     size_t ngs, gcap;
     struct gd_site *sites;
     size_t nsites, scap;
+    struct gd_hmap wakemap; /* site << 32 | waker -> index in wakes */
+    struct gd_wake *wakes;
+    size_t nwakes, wcap;
     struct gd_intern str;
-    /* Per-generation caches: (stack id, reason string id) -> site, string id -> interned. */
-    struct gd_hmap gsite, gstr;
+    struct gd_name_accs regions, tasks, leaves; /* by region name, task name, leaf function */
+    struct gd_hmap taskmap;                     /* open task id -> index in otasks */
+    struct gd_open_task *otasks;
+    size_t notasks, otcap;
+    uint32_t *otfree; /* free slots in otasks */
+    size_t notfree, otfcap;
+    uint64_t nsamples, nsamples_nog; /* CPU samples: all, and those without a goroutine */
+    /* Per-generation caches: (stack id, reason string id) -> site, string id -> interned,
+     * stack id -> interned leaf function. */
+    struct gd_hmap gsite, gstr, gleaf;
     uint64_t cache_gen;
     int64_t t0, tend;
     uint64_t nflows;
@@ -85,10 +135,17 @@ void gd_ana_init(struct gd_ana *a, const struct gd_ana_cb *cb, void *user);
 void gd_ana_free(struct gd_ana *a);
 /* Feeds one ordered event; returns 0, or -1 when out of memory. */
 int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *g);
-/* Closes every open interval at the last event time. */
+/* Closes every open interval and region at the last event time. */
 void gd_ana_finish(struct gd_ana *a);
-/* A goroutine's display name ("G<id>" when unnamed) into buf. */
-const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, char *buf, size_t n);
+/* Feeds every event of d, then gd_ana_finish. 0 at the end of the trace; -1 bad trace, -2 out
+ * of memory, both already reported on stderr for file. */
+int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file);
+
+#define GD_NAME_MAX 160 /* buffer size for gd_ana_name (longer names are cut) */
+/* A goroutine's display name into buf (GD_NAME_MAX bytes), the one every command uses:
+ * "LABEL (START)" when its thread has a name, else "START" (its start routine), else "G<id>";
+ * with_id puts the goroutine id in: "LABEL (G<id> START)", "START (G<id>)", "G<id>". */
+const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, int with_id, char *buf);
 /* Formats a duration in ns with a unit (ns, us, ms, s). */
 const char *gd_fmt_dur(int64_t ns, char *buf, size_t n);
 

@@ -1,7 +1,9 @@
 /* cmd_contention.c: `gotrace contention [--top N] FILE` — where threads waited, grouped by the
  * blocking call's stack and reason: count, total and max wait, most frequent wakers; sorted by
- * total wait. Invariant: a wait is the Waiting interval of a goroutine (block to unblock, or
- * to the end of the trace); every wait is counted in exactly one site. */
+ * total wait. Invariants: a wait is the Waiting interval of a goroutine (block to unblock, or
+ * to the end of the trace); every wait is counted in exactly one site and for one waker;
+ * wakers are shown by display name (gd_ana_name), goroutines of the same name counted
+ * together. */
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
@@ -9,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -27,10 +30,65 @@ static int by_total(const void *x, const void *y)
     return (a->count < b->count) - (a->count > b->count);
 }
 
+#define MAX_WAKERS 8 /* shown per site; the rest are summed as "others" */
+
+/* A waker by display name: name is interned in the analysis' strings. */
+struct waker {
+    uint32_t name;
+    uint64_t count;
+};
+
+static const struct gd_ana *sort_ana;
+static int by_site(const void *x, const void *y)
+{
+    const struct gd_wake *a = x, *b = y;
+    return (a->site > b->site) - (a->site < b->site);
+}
+static int by_name(const void *x, const void *y)
+{
+    const struct waker *a = x, *b = y;
+    return (a->name > b->name) - (a->name < b->name);
+}
 static int by_count(const void *x, const void *y)
 {
-    const struct gd_waker *a = x, *b = y;
-    return (a->count < b->count) - (a->count > b->count);
+    const struct waker *a = x, *b = y;
+    if (a->count != b->count) return a->count < b->count ? 1 : -1;
+    return strcmp(sort_ana->str.s[a->name], sort_ana->str.s[b->name]);
+}
+
+/* Prints who ended the n waits of wakes[0..n) (one site's), most frequent first. */
+static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *wakes, size_t n)
+{
+    struct waker *w = malloc((n + 1) * sizeof(*w));
+    if (!w) return;
+    for (size_t i = 0; i < n; i++) {
+        char buf[GD_NAME_MAX];
+        const char *name = wakes[i].g == GD_WAKER_NONE ? "(no goroutine)"
+                           : wakes[i].g == GD_WAKER_END
+                               ? "(still waiting at trace end)"
+                               : gd_ana_name(a, &a->gs[wakes[i].g], 0, buf);
+        w[i] = (struct waker){gd_intern(&a->str, name, (uint32_t)strlen(name)), wakes[i].count};
+    }
+    qsort(w, n, sizeof(*w), by_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && w[m - 1].name == w[i].name)
+            w[m - 1].count += w[i].count;
+        else
+            w[m++] = w[i];
+    }
+    qsort(w, m, sizeof(*w), by_count);
+    gd_out_s(out, "  woken by:");
+    uint64_t others = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i < MAX_WAKERS)
+            gd_out_f(out, "%s %s (%" PRIu64 ")", i ? "," : "", a->str.s[w[i].name], w[i].count);
+        else
+            others += w[i].count;
+    }
+    if (others) gd_out_f(out, ", others (%" PRIu64 ")", others);
+    gd_out_c(out, '\n');
+    free(w);
 }
 
 int gd_cmd_contention(int argc, char **argv)
@@ -42,23 +100,31 @@ int gd_cmd_contention(int argc, char **argv)
     if ((rc = gd_cmd_open(&d, &o))) return rc;
     struct gd_ana a;
     gd_ana_init(&a, NULL, NULL);
-    struct gd_tev ev;
-    while ((rc = gd_dec_next(&d, &ev)) > 0)
-        if (gd_ana_event(&a, &ev, &d.gen)) {
-            fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
-            rc = -2;
-            break;
-        }
-    if (rc < 0) {
-        if (rc == -1) gd_cmd_fail(&d, &o);
+    if (gd_ana_run(&a, &d, o.file) < 0) {
         gd_ana_free(&a);
         gd_dec_close(&d);
         return GD_EXIT_BAD_TRACE;
     }
-    gd_ana_finish(&a);
     struct gd_out out;
     gd_out_init(&out, STDOUT_FILENO);
     uint32_t *idx = malloc((a.nsites + 1) * sizeof(*idx));
+    size_t *first = malloc((a.nsites + 1) * sizeof(*first)); /* a site's range in a.wakes */
+    if (!idx || !first) {
+        fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
+        free(idx);
+        free(first);
+        gd_out_free(&out);
+        gd_ana_free(&a);
+        gd_dec_close(&d);
+        return GD_EXIT_BAD_TRACE;
+    }
+    qsort(a.wakes, a.nwakes, sizeof(*a.wakes), by_site);
+    for (size_t i = 0, k = 0; i <= a.nsites; i++) {
+        while (k < a.nwakes && a.wakes[k].site < i)
+            k++;
+        first[i] = k;
+    }
+    sort_ana = &a;
     size_t n = 0;
     int64_t all = 0;
     for (size_t i = 0; i < a.nsites; i++) {
@@ -71,7 +137,7 @@ int gd_cmd_contention(int argc, char **argv)
     gd_out_f(&out, "trace: %s: %zu wait sites, total wait %s%s\n", o.file, n,
              gd_fmt_dur(all, t1, sizeof(t1)), n > (size_t)o.top ? " (showing the top ones)" : "");
     for (size_t k = 0; k < n && k < (size_t)o.top; k++) {
-        struct gd_site *s = &a.sites[idx[k]];
+        const struct gd_site *s = &a.sites[idx[k]];
         const char *reason = s->reason ? a.str.s[s->reason] : "";
         gd_out_f(&out, "\n#%zu  %s  waits=%" PRIu64 "  total=%s  max=%s  avg=%s\n", k + 1,
                  *reason ? reason : "(no reason)", s->count, gd_fmt_dur(s->total, t1, sizeof(t1)),
@@ -91,15 +157,10 @@ int gd_cmd_contention(int argc, char **argv)
                 p = *e ? e + 1 : e;
             }
         }
-        qsort(s->w, s->nw, sizeof(s->w[0]), by_count);
-        gd_out_s(&out, "  woken by:");
-        for (uint32_t w = 0; w < s->nw; w++)
-            gd_out_f(&out, "%s %s (%" PRIu64 ")", w ? "," : "", a.str.s[s->w[w].name],
-                     s->w[w].count);
-        if (s->wother) gd_out_f(&out, ", others (%" PRIu64 ")", s->wother);
-        gd_out_c(&out, '\n');
+        wakers(&out, &a, a.wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
     }
     free(idx);
+    free(first);
     int werr = gd_out_flush(&out);
     gd_out_free(&out);
     gd_ana_free(&a);

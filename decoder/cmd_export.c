@@ -1,9 +1,13 @@
 /* cmd_export.c: `gotrace export --format chrome FILE -o OUT.json` — Chrome Trace Event JSON
- * (Perfetto UI, chrome://tracing): one track per thread (goroutine), complete slices for
- * running, blocked (named by reason) and syscall intervals, flow arrows from the waker's
- * running slice to the wakee's next running slice. Invariant: the output is one JSON object
- * written as a stream (events in the order their intervals close); times are microseconds
- * since the first event. */
+ * (Perfetto UI, chrome://tracing): one track per thread (goroutine, tid = goroutine id, named by
+ * gd_ana_name with the id), complete slices for running, blocked (named by reason) and syscall
+ * intervals, user logs as instants on it, flow arrows from the waker's running slice to the
+ * wakee's next running slice; user regions as nested slices on a companion track per thread
+ * (tid = REGION_TID(goroutine id), named "<thread> regions", sorted right after the thread's):
+ * a region spans running and blocked slices, and slices on one track must nest.
+ * Invariants: the output is one JSON object written as a stream (events in the order their
+ * intervals close, track names last, once the names are final); times are microseconds since
+ * the first event. */
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
@@ -21,6 +25,13 @@ static const char usage[] =
     "Writes Chrome Trace Event JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing\n"
     "open: one track per thread, slices for running / blocked (named by reason) / syscall, and\n"
     "flow arrows from waker to wakee. -o - writes to stdout.\n";
+
+#define REGION_TID(id) ((id) + ((uint64_t)1 << 40))
+
+struct exp {
+    struct gd_out out;
+    struct gd_hmap region_gs; /* goroutine ids with a region track */
+};
 
 static void us(struct gd_out *o, int64_t ns)
 {
@@ -44,7 +55,7 @@ static void head(struct gd_out *o, const char *ph, uint64_t tid, int64_t ts)
 static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
                   int64_t end)
 {
-    struct gd_out *o = a->user;
+    struct gd_out *o = &((struct exp *)a->user)->out;
     const char *name;
     uint32_t len;
     if (state == GS_RUNNING) {
@@ -75,7 +86,7 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
                  int64_t t, uint64_t flow)
 {
     (void)wakee;
-    struct gd_out *o = a->user;
+    struct gd_out *o = &((struct exp *)a->user)->out;
     head(o, "s", waker->id, t - a->t0);
     gd_out_s(o, ",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
     gd_out_u(o, flow);
@@ -84,14 +95,65 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
 
 static void flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow)
 {
-    struct gd_out *o = a->user;
+    struct gd_out *o = &((struct exp *)a->user)->out;
     head(o, "f", wakee->id, t - a->t0);
     gd_out_s(o, ",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
     gd_out_u(o, flow);
     gd_out_c(o, '}');
 }
 
-static const struct gd_ana_cb callbacks = {slice, wake, flow_end};
+static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
+                   int64_t end)
+{
+    struct exp *e = a->user;
+    struct gd_out *o = &e->out;
+    gd_hm_put(&e->region_gs, g->id, 1);
+    head(o, "X", REGION_TID(g->id), r->start - a->t0);
+    gd_out_s(o, ",\"dur\":");
+    us(o, end - r->start);
+    gd_out_s(o, ",\"cat\":\"region\",\"name\":\"");
+    gd_out_json(o, a->str.s[r->name], a->str.len[r->name]);
+    gd_out_s(o, "\",\"args\":{\"task\":");
+    gd_out_u(o, r->task);
+    gd_out_s(o, "}}");
+}
+
+static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
+                   const struct gd_gen *gen)
+{
+    struct gd_out *o = &((struct exp *)a->user)->out;
+    uint32_t klen, vlen;
+    const char *k = gd_str(gen, ev->args[1], &klen), *v = gd_str(gen, ev->args[2], &vlen);
+    head(o, "i", g->id, ev->time - a->t0);
+    gd_out_s(o, ",\"s\":\"t\",\"cat\":\"log\",\"name\":\"");
+    if (klen)
+        gd_out_json(o, k, klen);
+    else
+        gd_out_s(o, "log");
+    gd_out_s(o, "\",\"args\":{\"task\":");
+    gd_out_u(o, ev->args[0]);
+    gd_out_s(o, ",\"message\":\"");
+    gd_out_json(o, v, vlen);
+    gd_out_s(o, "\"}}");
+}
+
+static const struct gd_ana_cb callbacks = {slice, wake, flow_end, region, log_ev};
+
+/* Metadata naming track tid and placing it at sort_index. */
+static void track(struct gd_out *o, uint64_t tid, const char *name, const char *suffix,
+                  uint64_t sort_index)
+{
+    gd_out_s(o, ",\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_name\",\"tid\":");
+    gd_out_u(o, tid);
+    gd_out_s(o, ",\"args\":{\"name\":\"");
+    gd_out_json(o, name, strlen(name));
+    gd_out_s(o, suffix);
+    gd_out_s(o, "\"}},\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_sort_index\",\"tid\":");
+    gd_out_u(o, tid);
+    gd_out_s(o, ",\"args\":{\"sort_index\":");
+    gd_out_u(o, sort_index);
+    gd_out_s(o, "}}");
+}
 
 int gd_cmd_export(int argc, char **argv)
 {
@@ -111,35 +173,27 @@ int gd_cmd_export(int argc, char **argv)
         gd_dec_close(&d);
         return GD_EXIT_BAD_TRACE;
     }
-    struct gd_out out;
-    gd_out_init(&out, fd);
+    struct exp e = {0};
+    struct gd_out *out = &e.out;
+    gd_out_init(out, fd);
     struct gd_ana a;
-    gd_ana_init(&a, &callbacks, &out);
-    gd_out_s(&out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-                   "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
-    gd_out_json(&out, o.file, strlen(o.file));
-    gd_out_s(&out, "\"}}");
-    struct gd_tev ev;
-    while ((rc = gd_dec_next(&d, &ev)) > 0)
-        if (gd_ana_event(&a, &ev, &d.gen)) {
-            fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
-            rc = -2;
-            break;
-        }
-    if (rc == -1) gd_cmd_fail(&d, &o);
-    gd_ana_finish(&a);
+    gd_ana_init(&a, &callbacks, &e);
+    gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+                  "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
+    gd_out_json(out, o.file, strlen(o.file));
+    gd_out_s(out, "\"}}");
+    rc = gd_ana_run(&a, &d, o.file);
     for (size_t i = 0; i < a.ngs; i++) {
-        char buf[32];
-        const char *name = gd_ana_name(&a, &a.gs[i], buf, sizeof(buf));
-        gd_out_s(&out, ",\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_name\",\"tid\":");
-        gd_out_u(&out, a.gs[i].id);
-        gd_out_s(&out, ",\"args\":{\"name\":\"");
-        gd_out_json(&out, name, strlen(name));
-        gd_out_f(&out, " (G%" PRIu64 ")\"}}", a.gs[i].id);
+        char buf[GD_NAME_MAX];
+        const char *name = gd_ana_name(&a, &a.gs[i], 1, buf);
+        track(out, a.gs[i].id, name, "", 2 * (uint64_t)i);
+        if (gd_hm_get(&e.region_gs, a.gs[i].id))
+            track(out, REGION_TID(a.gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
     }
-    gd_out_s(&out, "\n]}\n");
-    int werr = gd_out_flush(&out);
-    gd_out_free(&out);
+    gd_out_s(out, "\n]}\n");
+    int werr = gd_out_flush(out);
+    gd_out_free(out);
+    gd_hm_free(&e.region_gs);
     if (fd != STDOUT_FILENO && close(fd)) werr = 1;
     if (werr) fprintf(stderr, "gotrace: %s: write failed\n", o.out);
     gd_ana_free(&a);

@@ -46,7 +46,7 @@ fuzz: $(FUZZ_BIN)
 fuzz-short: $(FUZZ_BIN)
 	@bash test/decoder/fuzz.sh $(FUZZ_BIN) 15
 
-decoder-test: $(BUILD)/gotrace $(FUZZ_BIN)
+decoder-test: $(BUILD)/gotrace $(FUZZ_BIN) $(BUILD)/libgotrace.so $(BUILD)/examples/annotations
 	@bash test/decoder/run.sh
 	@$(MAKE) --no-print-directory fuzz-short
 

@@ -19,8 +19,6 @@ struct gt_config {
                                       generation, default 16, range 1..4096 */
     uint32_t cpu_hz;               /* GOTRACE_CPU_HZ: CPU samples per second of each thread's
                                       CPU time, default 0 (off), range 0..1000 */
-    int tsc;                       /* GOTRACE_TSC, default 0: 1 = TSC timestamps (CPUs' TSCs must
-                                      agree; see clock.h) */
     int debug;                     /* GOTRACE_DEBUG, default 0 (0 or 1): tracer log on stderr */
     int disable;                   /* GOTRACE_DISABLE, default 0: 1 = load but trace nothing */
 };

@@ -171,10 +171,10 @@ static int wait_section(struct gt_thread *t)
 {
     uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst);
     if (!(s & 1)) return 0;
-    uint64_t deadline = gt_mono_ns() + 2000000000ull;
+    uint64_t deadline = gt_now() + 2000000000ull;
     for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
         if (i > 100) {
-            if (gt_mono_ns() > deadline) return -1;
+            if (gt_now() > deadline) return -1;
             struct timespec ts = {0, 50000};
             nanosleep(&ts, NULL);
         }
@@ -277,7 +277,7 @@ static void write_generation(uint64_t gen)
     str_foreach_marked(gen, visit_string, NULL);
     struct_end();
     struct_begin(fg, GO_EV_FREQUENCY);
-    put_uv(&F.out, gt_ticks_per_sec());
+    put_uv(&F.out, GT_TICKS_PER_SEC);
     struct_end();
     if (atomic_load(&F.failed)) return;
     if (output_fd() < 0 || write_all(F.out.p, F.out.len) < 0) {
@@ -364,10 +364,10 @@ static void *flusher_main(void *arg)
 {
     (void)arg;
     gt_internal = 1;
-    uint64_t next = gt_mono_ns() + (uint64_t)F.period_ms * 1000000ull;
+    uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = atomic_load(&gt_live) == 0;
-        uint64_t now = gt_mono_ns();
+        uint64_t now = gt_now();
         if (!atomic_load(&F.wake) && now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
             futex_wait_ms(&F.wake, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
@@ -378,11 +378,11 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
-        if (!atomic_exchange(&F.wake, 0) && gt_mono_ns() < next) continue;
+        if (!atomic_exchange(&F.wake, 0) && gt_now() < next) continue;
         spin_lock(&F.lock);
         advance();
         spin_unlock(&F.lock);
-        next = gt_mono_ns() + (uint64_t)F.period_ms * 1000000ull;
+        next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
     }
     return NULL;
 }
@@ -456,7 +456,6 @@ static int start_thread(void)
 
 int flusher_start(const struct gt_config *cfg, const char *path)
 {
-    gt_clock_init(cfg->tsc); /* before any event */
     F.period_ms = cfg->period_ms;
     F.flush_bytes = (size_t)cfg->flush_mb << 20;
     F.fd = open_output(path);

@@ -11,6 +11,7 @@
 #include "fds.h"
 #include "hooks.h"
 #include "real.h"
+#include "stack.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,7 +56,8 @@ EXPORT int pipe2(int fds[2], int flags)
 }
 
 /* A key created for the tracer (libunwind's per-thread cache) takes the highest free number,
- * so the program's keys are numbered as untraced: take every free key, keep the last. */
+ * so the program's keys are numbered as untraced: take every free key, keep the last. The
+ * stack module learns it (stack.h, stack_key_created). */
 EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 {
     if (!in_tracer()) return REAL(pthread_key_create)(key, destructor);
@@ -65,6 +67,7 @@ EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
     if (n == 0) return EAGAIN;
     *key = taken[n - 1];
     for (int i = 0; i < n - 1; i++) REAL(pthread_key_delete)(taken[i]);
+    stack_key_created(*key);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "intern.h"
 
 #include <libunwind.h>
+#include <sys/mman.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
 
@@ -24,6 +25,15 @@ static struct intern_set stacks;
 static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
 static int ready;   /* table initialised */
+
+/* unw_backtrace keeps a per-thread trace cache whatever the caching policy: a table of 2^14
+ * frame slots (256 KiB) that libunwind mmaps and fills on a thread's first capture and frees
+ * at the thread's exit, through a pthread key. A slot whose address is 0 is empty, so a zeroed
+ * page is as good as libunwind's own empty slots: stack_thread_start drops every page of a
+ * new thread's table, and the thread then holds only the pages its own frames touch. */
+static pthread_key_t cache_key;
+static int cache_key_known;
+static int warming; /* stack_init's first capture, the one that makes libunwind create its key */
 
 /* pc is a return address: the call instruction, hence the function, is at pc - 1. */
 static int in_section(const void *pc, const char *lo, const char *hi)
@@ -39,11 +49,51 @@ int stack_init(int max_depth, int enabled)
     depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;
     capture = enabled;
     if (!enabled) return 0;
-    /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). */
+    /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). This
+     * policy governs libunwind's DWARF register-state cache (used on trace-cache misses), not
+     * unw_backtrace's trace cache (see stack_thread_start). */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     void *warm[GO_MAX_STACK_FRAMES];
+    warming = 1; /* libunwind creates its trace-cache key now: stack_key_created records it */
     (void)unw_backtrace(warm, GO_MAX_STACK_FRAMES);
+    warming = 0;
     return 0;
+}
+
+void stack_key_created(pthread_key_t key)
+{
+    if (warming && !cache_key_known) {
+        cache_key = key;
+        cache_key_known = 1;
+    }
+}
+
+/* libunwind's private x86_64 trace cache (src/x86_64/Gtrace.c, unchanged since 2011): a slot
+ * (unw_tdep_frame_t) is an address and 64 bits of unwind rules; the cache begins with its
+ * table and the table's log2 size. */
+struct trace_slot {
+    uint64_t addr;
+    uint64_t rules;
+};
+struct trace_cache_head {
+    struct trace_slot *frames;
+    size_t log_size;
+};
+#define TRACE_CACHE_LOG_SIZE 14 /* libunwind's HASH_MIN_BITS: the table as created */
+
+void stack_thread_start(void)
+{
+    if (!capture || !cache_key_known) return;
+    void *warm[1];
+    int cancel;
+    /* Not cancelled in here (libunwind may write() to its validation pipe, a cancellation
+     * point): the thread's start would vanish from the trace. */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    (void)unw_backtrace(warm, 1); /* creates this thread's trace cache if it has none */
+    pthread_setcancelstate(cancel, NULL);
+    const struct trace_cache_head *c = pthread_getspecific(cache_key);
+    if (!c || c->log_size != TRACE_CACHE_LOG_SIZE || (uintptr_t)c->frames % 4096) return;
+    (void)madvise(c->frames, sizeof(struct trace_slot) << TRACE_CACHE_LOG_SIZE, MADV_DONTNEED);
 }
 
 /* The stack of pcs[first..n): at most depth frames, ending before a trampoline frame. */

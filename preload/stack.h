@@ -8,14 +8,22 @@
  * only, for a generation no thread writes any more. */
 #ifndef GOTRACE_STACK_H
 #define GOTRACE_STACK_H
+#include <pthread.h>
 #include <stdint.h>
 
 /* 0 on success, -1 if memory is unavailable. Call it before any thread
  * captures: it sets libunwind's caching policy to per-thread (libunwind's global cache locks a
  * pthread mutex, which would re-enter our hooks) and primes libunwind with one capture. Later
  * calls keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and
- * enabled. Each thread's first capture mmaps libunwind's per-thread trace cache. */
+ * enabled. Each thread's first capture mmaps libunwind's per-thread trace cache (256 KiB). */
 int stack_init(int max_depth, int enabled);
+/* The pthread key libunwind creates (from pthread_key_create's hook, inside the tracer): the
+ * one created during stack_init is its trace-cache key. */
+void stack_key_created(pthread_key_t key);
+/* On a new traced thread, inside the tracer, before its first capture: creates libunwind's trace
+ * cache and returns its pages to the kernel (all slots empty), so that the thread keeps resident
+ * only the pages its frames use. Does nothing when the cache is not recognised. */
+void stack_thread_start(void);
 /* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
  * full. stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler
  * during a capture): callers must keep the per-thread re-entrancy guard around it. */

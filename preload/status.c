@@ -1,7 +1,6 @@
 /* status.c: G/P state words and status events. See status.h and thread.h for the invariants. */
 #include "status.h"
 
-#include "clock.h"
 #include "stack.h"
 
 static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emit_fn emit,
@@ -13,10 +12,13 @@ static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emi
     case GO_G_SYSCALL:
         emit(ctx, GO_EV_GO_STATUS, 3, (uint64_t[]){t->g, tid, st});
         break;
-    case GO_G_WAITING:
-        stack_mark(t->block_stack, gen);
-        emit(ctx, GO_EV_GO_STATUS_STACK, 4, (uint64_t[]){t->g, GO_NO_THREAD, st, t->block_stack});
+    case GO_G_WAITING: {
+        /* Once: the stack marked must be the stack written. */
+        uint64_t stk = atomic_load_explicit(&t->block_stack, memory_order_relaxed);
+        stack_mark(stk, gen);
+        emit(ctx, GO_EV_GO_STATUS_STACK, 4, (uint64_t[]){t->g, GO_NO_THREAD, st, stk});
         break;
+    }
     case GO_G_RUNNABLE:
         emit(ctx, GO_EV_GO_STATUS, 3, (uint64_t[]){t->g, GO_NO_THREAD, st});
         break;
@@ -41,11 +43,7 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
         uint64_t nw = word_make(gen, to, base + (inc ? inc[st] : 0));
         if (atomic_compare_exchange_weak_explicit(word, &w, nw, memory_order_acq_rel,
                                                   memory_order_acquire)) {
-            /* Timed after the CAS, not before: a word can hold the same value again (ABA:
-             * Waiting seq 0, woken, fixed up to Running seq 0, Waiting seq 0 again), so a
-             * waker that read the time before a delayed CAS would date its wake before the
-             * events of the owner that led to the wait it really ends. */
-            if (ts) *ts = gt_now_ordered();
+            if (ts) *ts = 0; /* timed at the next event, after this CAS (status.h) */
             *seq0 = base;
             *from = st;
             *claimed = claim;

@@ -17,10 +17,13 @@ enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
  * inc[old state] to its sequence. *seq0 = the sequence before (0 when this claimed the
  * generation), *from = the old state. MOVE_SKEW: the word already belongs to a later
  * generation (the caller restarts its section).
- * ts (if not NULL) gets the time of the move, read after the load that saw the old state and
- * before the CAS that wins: so along the chain of moves of one word, times strictly increase,
- * whichever threads make them. The parser needs that: a G's sequence restarts at each running
- * fix-up, and it tells apart two wake-ups with the same sequence number by their times. */
+ * ts (if not NULL) is set to 0 by a winning move: "stale", so the writer reads the clock
+ * (fenced) when it next writes an event, after the CAS: along the chain of moves of one word,
+ * times then increase whichever threads make them, even when the word takes the same value
+ * again (Waiting seq 0, woken, fixed up to Running seq 0, Waiting seq 0 again: a time read
+ * before a delayed CAS could date a wake before the owner's events that led to that wait).
+ * The parser needs that: a G's sequence restarts at each running fix-up, and it tells apart
+ * two wake-ups with the same sequence number by their times. */
 int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
            uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
 int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,

@@ -11,8 +11,9 @@
 
 static gt_spinlock reg_lock;
 static struct gt_thread *reg_head, *reg_tail;
-static struct gt_thread *limbo, *reusable; /* reaped threads; reusable after two generations */
-static uint64_t limbo_gen;
+/* Reaped threads: limbo[0] those reaped by the last thread_reap, limbo[1] by the one before;
+ * each thread_reap (one per generation) makes limbo[1] reusable. */
+static struct gt_thread *limbo[2], *reusable;
 static _Atomic uint64_t next_g = 1;
 
 static gt_spinlock proc_lock;
@@ -83,22 +84,22 @@ struct gt_thread *thread_find(pthread_t th)
 void thread_reap(uint64_t gen)
 {
     spin_lock(&reg_lock);
-    if (limbo && gen >= limbo_gen + 2) {
-        struct gt_thread *last = limbo;
+    if (limbo[1]) {
+        struct gt_thread *last = limbo[1];
         while (last->next) last = last->next;
         last->next = reusable;
-        reusable = limbo;
-        limbo = NULL;
+        reusable = limbo[1];
     }
+    limbo[1] = limbo[0];
+    limbo[0] = NULL;
     struct gt_thread **pp = &reg_head, *prev = NULL;
     while (*pp) {
         struct gt_thread *t = *pp;
         if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen) {
             *pp = t->next;
             if (reg_tail == t) reg_tail = prev;
-            if (!limbo) limbo_gen = gen;
-            t->next = limbo;
-            limbo = t;
+            t->next = limbo[0];
+            limbo[0] = t;
         } else {
             prev = t;
             pp = &t->next;

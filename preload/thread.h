@@ -57,7 +57,9 @@ struct gt_thread {
     _Atomic uint64_t gword;
     _Atomic int64_t tid; /* M: kernel TID, 0 until the thread runs */
     struct gt_p *_Atomic p; /* owned P, NULL before start and after exit (owner writes) */
-    uint64_t block_stack;   /* stack of the current wait (read by wakers after Waiting) */
+    _Atomic uint64_t block_stack; /* stack of the current wait: written by the owner before it
+                                     is Waiting, read by the flusher's status claim, which may
+                                     overlap the owner's next wait (read it once, relaxed) */
     uint64_t syscall_stack; /* stack of the current syscall */
     struct gt_stream stream[2]; /* events, by generation parity (owner writes) */
     struct {                    /* statuses the flusher wrote at a switch (flusher only) */

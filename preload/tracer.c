@@ -53,7 +53,7 @@ void tr_reasons_init(void)
 struct sect {
     struct gt_thread *t;
     uint64_t gen;
-    uint64_t ts; /* time of the events being written: the section's start, then each move */
+    uint64_t ts; /* time of the events being written; 0: read it at the next one (a move) */
 };
 
 static void sect_begin(struct sect *s, struct gt_thread *t)
@@ -61,7 +61,7 @@ static void sect_begin(struct sect *s, struct gt_thread *t)
     atomic_fetch_add_explicit(&t->seq, 1, memory_order_seq_cst);
     s->t = t;
     s->gen = atomic_load_explicit(&gt_gen, memory_order_seq_cst);
-    s->ts = gt_now();
+    s->ts = 0;
 }
 
 static void sect_end(struct sect *s) { atomic_fetch_add_explicit(&s->t->seq, 1, memory_order_release); }
@@ -69,6 +69,7 @@ static void sect_end(struct sect *s) { atomic_fetch_add_explicit(&s->t->seq, 1, 
 static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
 {
     struct sect *s = ctx;
+    if (!s->ts) s->ts = gt_now(); /* once per run of events after a move */
     uint64_t now = s->ts;
     struct gt_stream *st = &s->t->stream[s->gen & 1];
     struct gt_buf *b = st->cur;
@@ -220,6 +221,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     t->start = (void *(*)(void *))entry;
     gt_self = t;
     thread_register(t);
+    stack_thread_start();
     uint64_t stk = stack_capture();
     uintptr_t pc = (uintptr_t)entry + 1;
     uint64_t named = entry ? stack_from_pcs(&pc, 1) : stk;
@@ -304,6 +306,7 @@ GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
     t->handle = pthread_self();
     t->depth = 1;
     gt_self = t;
+    stack_thread_start();
     struct gt_p *p = proc_get();
     if (!p) {
         flusher_fail("out of memory for proc state");
@@ -380,7 +383,7 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     int saved = errno;
     self->depth++;
     uint64_t stk = stack_capture();
-    self->block_stack = stk;
+    atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
     struct sect s;
     uint64_t seq0;
     unsigned from;

@@ -63,13 +63,15 @@ static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
     else
         b->tail = w->prev;
     atomic_fetch_sub_explicit(&b->count, 1, memory_order_relaxed);
-    __atomic_store_n(&w->key, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->key, NULL, __ATOMIC_RELEASE); /* pairs with waitq_remove's acquire */
 }
 
 void waitq_remove(struct gt_thread *t)
 {
     struct gt_wait *w = &t->wait;
-    void *key = key_of(w);
+    /* Acquire: when a waker dequeued it, the waker's accesses to the node (under a bucket lock
+     * this thread may not take) happen before the node's next use. */
+    void *key = __atomic_load_n(&w->key, __ATOMIC_ACQUIRE);
     if (!key) return; /* a waker dequeued it */
     struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
@@ -94,7 +96,8 @@ int waitq_count(void *key)
     return n;
 }
 
-static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk, int max)
+static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk,
+                       int max)
 {
     int woken = 0;
     for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {

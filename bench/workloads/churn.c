@@ -4,7 +4,10 @@
 
 #include <pthread.h>
 
-static void *noop(void *arg) { return arg; }
+static void *noop(void *arg)
+{
+    return arg;
+}
 
 int main(int argc, char **argv)
 {

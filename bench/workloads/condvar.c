@@ -14,7 +14,8 @@ static void *player(void *arg)
     int me = (int)(long)arg;
     pthread_mutex_lock(&m);
     for (long i = 0; i < rounds; i++) {
-        while (turn != me) pthread_cond_wait(&c, &m);
+        while (turn != me)
+            pthread_cond_wait(&c, &m);
         turn = !me;
         pthread_cond_signal(&c);
     }

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++)
         if (pthread_create(&th[i], NULL, worker, NULL) != 0) die("pthread_create");
-    for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
     return counter == per_thread * THREADS ? 0 : 1;
 }

@@ -23,7 +23,8 @@ int main(int argc, char **argv)
     static char words[VOCAB][12];
     for (int i = 0; i < VOCAB; i++) {
         int len = 2 + (int)(next() % 9);
-        for (int k = 0; k < len; k++) words[i][k] = (char)('a' + next() % 26);
+        for (int k = 0; k < len; k++)
+            words[i][k] = (char)('a' + next() % 26);
         words[i][len] = 0;
     }
     static char buf[1 << 16];

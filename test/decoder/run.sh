@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # run.sh: the decoder's test suite (make decoder-test). Every check compares gotrace with an
 # independent expectation, so each one can fail:
-#   1. golden outputs (check, dump --stacks, summary, contention) of the text traces in golden/
-#      (UPDATE_GOLDEN=1 rewrites them);
+#   1. golden outputs (check, dump --stacks, summary, contention, export) of the text traces in
+#      golden/ (UPDATE_GOLDEN=1 rewrites them; names.txt has a thread name written after the
+#      thread woke someone, a task, a region, a log and CPU samples);
 #   2. `check` vs gotracevalidate vs the expected outcome on Go's own trace test cases;
 #   3. traces written by small Go programs (goprog/, built now with Go 1.23): check agrees
 #      with gotracevalidate; summary, contention and export show the known mutex wait;
 #   4. a pthreads program (cprog/) recorded through `gotrace record` and libgotrace.so;
+#      examples/annotations traced with CPU samples: thread names in summary, contention and
+#      export, tasks/regions/logs in dump, summary and export, samples in dump and summary;
 #   5. a bounded mutation pass (every truncation of the small traces, byte flips);
 #   6. the regression inputs (regress/) and the seed corpus never crash the decoder;
 #   7. command-line behaviour: exit statuses, --help, the memory cap; `make install` and
@@ -38,9 +41,10 @@ echo "== decoder: golden outputs"
 for t in "$here"/golden/*.txt; do
   name=$(basename "$t" .txt)
   "$RAW" text2bytes <"$t" >"$tmp/$name.trace" || { bad "$name: gotraceraw"; continue; }
-  for c in check dump summary contention; do
+  for c in check dump summary contention export; do
     args=("$c")
     [ "$c" = dump ] && args+=(--stacks)
+    [ "$c" = export ] && args+=(--format chrome -o -)
     (cd "$tmp" && "$G" "${args[@]}" "$name.trace" >"$tmp/out" 2>&1; echo "exit $?" >>"$tmp/out")
     want="$here/golden/$name.$c"
     if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
@@ -116,6 +120,32 @@ if gcc -g -O1 -pthread "$here/cprog/waits.c" -o "$tmp/waits"; then
   [ $? = 143 ] && ok || bad "record: killed program must give 128+15"
 else
   bad "building cprog/waits.c"
+fi
+
+echo "== decoder: thread names, annotations and CPU samples (examples/annotations)"
+t="$tmp/annot.trace"
+if GOTRACE_CPU_HZ=100 GOTRACE_OUT="$t" LD_PRELOAD="$top/build/libgotrace.so" \
+  "$top/build/examples/annotations" >"$tmp/annot.out" 2>"$tmp/annot.err" && [ -s "$t" ]; then
+  go=$(status "$V" <"$t")
+  me=$(status "$G" check "$t")
+  [ "$go" = "$me" ] && [ "$me" = 0 ] && ok || bad "annotations trace: check=$me validate=$go"
+  "$G" dump "$t" >"$tmp/adump" && "$G" summary "$t" >"$tmp/asum" &&
+    "$G" contention "$t" >"$tmp/acon" && "$G" export --format chrome "$t" -o "$tmp/a.json" ||
+    bad "annotations: a command fails"
+  # Names the example sets: worker-0/1 by main (pthread_setname_np), janitor itself (prctl;
+  # its start routine is also "janitor", shown once).
+  python3 "$here/checks.py" summary "$tmp/asum" main "worker-0 (worker)" "worker-1 (worker)" janitor &&
+    ok || bad "annotations: thread names in summary"
+  python3 "$here/checks.py" contention "$tmp/acon" join main 10 "worker-" && ok ||
+    bad "annotations: main's join not woken by a named worker"
+  python3 "$here/checks.py" export "$tmp/a.json" "$tmp/asum" main 10 && ok ||
+    bad "annotations: export"
+  python3 "$here/checks.py" annotations "$tmp/adump" "$tmp/asum" "$tmp/a.json" && ok ||
+    bad "annotations: tasks, regions, logs"
+  python3 "$here/checks.py" samples "$tmp/adump" "$tmp/asum" compute 10 && ok ||
+    bad "annotations: CPU samples"
+else
+  bad "running examples/annotations traced (make all): $(head -c 300 "$tmp/annot.err")"
 fi
 
 echo "== decoder: make install"

@@ -4,7 +4,8 @@
 # What it gives a case:
 #   build_prog NAME            compile progs/NAME.c (or .cc) into build/itest/bin/NAME, print path
 #   trace_run TAG [V=X..] -- PROG ARGS   run PROG traced (LD_PRELOAD, GOTRACE_OUT=$CASE_DIR/TAG.trace)
-#   plain_run TAG [V=X..] -- PROG ARGS   same, untraced; both set RUN_STATUS/RUN_OUT/RUN_ERR/RUN_TRACE
+#   plain_run TAG [V=X..] -- PROG ARGS   same, untraced (with only the sanitizer runtime preloaded
+#                              under make test-sanitize); both set RUN_STATUS/RUN_OUT/RUN_ERR/RUN_TRACE
 #   trace_start_bg TAG [V=X..] -- PROG   start traced in the background (RUN_PID), killed at case exit
 #   validate FILE              gotracevalidate < FILE, fail with its message (is_valid: status)
 #   generations FILE           number of generations in FILE (gotraceraw batch gen numbers)
@@ -35,7 +36,8 @@
 GT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GT_BUILD=$GT_ROOT/build
 GT_LIB=${GOTRACE_LIB:-$GT_BUILD/libgotrace.so} # make test-sanitize: a sanitizer build
-GT_PRELOAD=${GOTRACE_PRELOAD:-$GT_LIB}          # ...preceded by its runtime
+GT_PRELOAD=${GOTRACE_PRELOAD:-$GT_LIB}          # ...followed by its runtime
+GT_PLAIN_PRELOAD=${GOTRACE_PLAIN_PRELOAD:-}     # ...which untraced runs preload alone
 GT_VALIDATE=$GT_BUILD/tools/gotracevalidate
 GT_RAW=$GT_BUILD/tools/gotraceraw
 GT_GO=${GT_GO:-/usr/lib/go-1.23/bin/go}
@@ -133,7 +135,11 @@ gt_run() { # gt_run TAG traced(0/1) ENV... -- CMD...
     RUN_TRACE=$CASE_DIR/$tag.trace
     rm -f "$RUN_TRACE" "$RUN_TRACE".* "$RUN_OUT" "$RUN_ERR"
     local pre=()
-    [ "$traced" = 1 ] && pre=("LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$RUN_TRACE")
+    if [ "$traced" = 1 ]; then
+        pre=("LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$RUN_TRACE")
+    elif [ -n "$GT_PLAIN_PRELOAD" ]; then
+        pre=("LD_PRELOAD=$GT_PLAIN_PRELOAD")
+    fi
     RUN_STATUS=0
     timeout -k 5 "$RUN_TIMEOUT" env "${pre[@]}" "${GT_ENV[@]}" "${GT_CMD[@]}" \
         >"$RUN_OUT" 2>"$RUN_ERR" </dev/null || RUN_STATUS=$?

@@ -85,7 +85,6 @@ static void expect_defaults(const struct gt_config *c)
     cr_assert_eq(c->cpu_hz, 0);
     cr_assert_eq(c->debug, 0);
     cr_assert_eq(c->disable, 0);
-    cr_assert_eq(c->tsc, 0);
 }
 
 Test(config, defaults_function)
@@ -109,7 +108,7 @@ Test(config, empty_means_default_silently)
 {
     const char *vars[] = {"GOTRACE_OUT",         "GOTRACE_PERIOD_MS", "GOTRACE_STACKS",
                           "GOTRACE_STACK_DEPTH", "GOTRACE_BUF_KB",    "GOTRACE_FLUSH_MB",
-                          "GOTRACE_DEBUG",       "GOTRACE_DISABLE",   "GOTRACE_TSC"};
+                          "GOTRACE_DEBUG",       "GOTRACE_DISABLE"};
     struct gt_config c;
     reset();
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -138,7 +137,6 @@ Test(config, all_valid_together)
     setvar("GOTRACE_FLUSH_MB", "100");
     setvar("GOTRACE_DEBUG", "1");
     setvar("GOTRACE_DISABLE", "yes");
-    setvar("GOTRACE_TSC", "on");
     config_parse(&c, fake_getenv, fake_warn);
     expect_no_warning();
     cr_assert_str_eq(c.out_pattern, "/tmp/x.%p.trace");
@@ -149,7 +147,6 @@ Test(config, all_valid_together)
     cr_assert_eq(c.flush_mb, 100);
     cr_assert_eq(c.debug, 1);
     cr_assert_eq(c.disable, 1);
-    cr_assert_eq(c.tsc, 1);
 }
 
 Test(config, several_bad_values_one_warning_each)

@@ -4,9 +4,15 @@
 # (vfork children that _exit or exec must not stop or corrupt it); every forked child and
 # grandchild wrote its own valid trace, in which its two child_worker threads are created,
 # end, and nothing of the parent's threads (hammer) appears. Then with a fixed GOTRACE_OUT
-# (no %p; fork only): children write PATH.<pid>, silently (stderr as untraced).
+# (no %p; fork only): children write PATH.<pid>, silently (stderr as untraced). Not run under a
+# sanitizer runtime (make test-sanitize): with GCC 12's ASan runtime alone, untraced, this
+# program's forks from a multi-threaded process hang now and then (docs/robustness.md).
 # itest-timeout: 120
 
+if [ -n "$GT_PLAIN_PRELOAD" ]; then
+    echo "skipped: forks under a sanitizer runtime hang without the tracer"
+    exit 0
+fi
 prog=$(build_prog robust_fork)
 plain_run plain -- "$prog" "$CASE_DIR/plain.pids"
 p_out=$RUN_OUT p_err=$RUN_ERR

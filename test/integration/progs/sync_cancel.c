@@ -5,6 +5,7 @@
  * after a 50 ms grace period, which only makes the wait long enough to be seen). Prints "ok"
  * when all four ended as cancelled; otherwise a message, exit status 1. */
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ static void *cond_waiter(void *arg)
 {
     (void)arg;
     CHECK(pthread_mutex_lock(&mu));
-    waiting = 1;
+    __atomic_store_n(&waiting, 1, __ATOMIC_RELEASE);
     pthread_cleanup_push(unlock_mu, NULL);
     for (;;)
         pthread_cond_wait(&cv, &mu);
@@ -68,11 +69,12 @@ int main(void)
     if (pipe(fds) != 0 || sem_init(&sem, 0, 0) != 0) return 99;
     for (int i = 0; i < 4; i++)
         CHECK(pthread_create(&t[i], NULL, fns[i], NULL));
-    for (int seen = 0; !seen;) { /* the waiter holds mu until its wait releases it */
-        CHECK(pthread_mutex_lock(&mu));
-        seen = waiting;
-        CHECK(pthread_mutex_unlock(&mu));
-    }
+    /* The waiter sets waiting under mu and holds mu until its wait releases it: once main
+     * sees it, taking mu proves the waiter is inside pthread_cond_wait. main does not take mu
+     * before (a lock polled in a loop would make the waiter's own first lock wait). */
+    while (!__atomic_load_n(&waiting, __ATOMIC_ACQUIRE)) sched_yield();
+    CHECK(pthread_mutex_lock(&mu));
+    CHECK(pthread_mutex_unlock(&mu));
     nanosleep(&grace, NULL);
     for (int i = 0; i < 4; i++)
         CHECK(pthread_cancel(t[i]));
