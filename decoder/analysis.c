@@ -1,5 +1,6 @@
 /* analysis.c: per-goroutine accounting (see analysis.h for the invariants). */
 #include "analysis.h"
+#include "cli.h"
 
 #include "err.h"
 #include "evspec.h"
@@ -494,4 +495,26 @@ const char *gd_fmt_dur(int64_t ns, char *buf, size_t n)
     else
         snprintf(buf, n, "%.3fs", v / 1e9);
     return buf;
+}
+
+int gd_ana_command(int argc, char **argv, const char *allowed, const char *usage,
+                   struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status)
+{
+    int rc = gd_cmd_parse(argc, argv, allowed, usage, o);
+    if (rc) {
+        *status = rc < 0 ? GD_EXIT_OK : rc;
+        return 0;
+    }
+    if ((rc = gd_cmd_open(d, o))) {
+        *status = rc;
+        return 0;
+    }
+    gd_ana_init(a, NULL, NULL);
+    if (gd_ana_run(a, d, o->file) < 0) {
+        gd_ana_free(a);
+        gd_dec_close(d);
+        *status = GD_EXIT_BAD_TRACE;
+        return 0;
+    }
+    return 1;
 }

@@ -94,17 +94,10 @@ static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *w
 int gd_cmd_contention(int argc, char **argv)
 {
     struct gd_cmd_opts o;
-    int rc = gd_cmd_parse(argc, argv, "top", usage, &o);
-    if (rc) return rc < 0 ? GD_EXIT_OK : rc;
     struct gd_dec d;
-    if ((rc = gd_cmd_open(&d, &o))) return rc;
     struct gd_ana a;
-    gd_ana_init(&a, NULL, NULL);
-    if (gd_ana_run(&a, &d, o.file) < 0) {
-        gd_ana_free(&a);
-        gd_dec_close(&d);
-        return GD_EXIT_BAD_TRACE;
-    }
+    int rc;
+    if (!gd_ana_command(argc, argv, "top", usage, &o, &d, &a, &rc)) return rc;
     struct gd_out out;
     gd_out_init(&out, STDOUT_FILENO);
     uint32_t *idx = malloc((a.nsites + 1) * sizeof(*idx));

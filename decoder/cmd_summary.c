@@ -142,17 +142,10 @@ static void annotations(struct gd_out *out, struct gd_ana *a)
 int gd_cmd_summary(int argc, char **argv)
 {
     struct gd_cmd_opts o;
-    int rc = gd_cmd_parse(argc, argv, "", usage, &o);
-    if (rc) return rc < 0 ? GD_EXIT_OK : rc;
     struct gd_dec d;
-    if ((rc = gd_cmd_open(&d, &o))) return rc;
     struct gd_ana a;
-    gd_ana_init(&a, NULL, NULL);
-    if (gd_ana_run(&a, &d, o.file) < 0) {
-        gd_ana_free(&a);
-        gd_dec_close(&d);
-        return GD_EXIT_BAD_TRACE;
-    }
+    int rc;
+    if (!gd_ana_command(argc, argv, "", usage, &o, &d, &a, &rc)) return rc;
     struct gd_out out;
     gd_out_init(&out, STDOUT_FILENO);
     sort_ana = &a;
