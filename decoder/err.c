@@ -54,3 +54,12 @@ int gd_grow(void **p, size_t *cap, size_t need, size_t el)
     *cap = n;
     return 0;
 }
+
+int gd_fail(struct gd_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -21,6 +21,8 @@ struct gd_err {
 /* Sets err's message (printf-style) and location. gen 0 and off -1 mean unknown. */
 void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
              const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Sets only err's message (the caller adds the location); returns -1. */
+int gd_fail(struct gd_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "gotrace: FILE: generation G, thread M, event E at byte offset O: message". */
 void gd_err_print(const struct gd_err *err, const char *file, FILE *to);
 

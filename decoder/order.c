@@ -171,28 +171,19 @@ int gd_order_pop(struct gd_order *o, struct gd_tev *ev)
     return 1;
 }
 
-static int fail(struct gd_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct gd_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int check_ctx(struct ctx c, int th, int pr, int go, struct gd_err *err)
 {
-    if (th == MUST && c.m == NONE) return fail(err, "expected a thread but didn't have one");
-    if (th == MUSTNOT && c.m != NONE) return fail(err, "expected no thread but had one");
-    if (pr == MUST && c.p == NONE) return fail(err, "expected a proc but didn't have one");
-    if (pr == MUSTNOT && c.p != NONE) return fail(err, "expected no proc but had one");
-    if (go == MUST && c.g == NONE) return fail(err, "expected a goroutine but didn't have one");
-    if (go == MUSTNOT && c.g != NONE) return fail(err, "expected no goroutine but had one");
+    if (th == MUST && c.m == NONE) return gd_fail(err, "expected a thread but didn't have one");
+    if (th == MUSTNOT && c.m != NONE) return gd_fail(err, "expected no thread but had one");
+    if (pr == MUST && c.p == NONE) return gd_fail(err, "expected a proc but didn't have one");
+    if (pr == MUSTNOT && c.p != NONE) return gd_fail(err, "expected no proc but had one");
+    if (go == MUST && c.g == NONE) return gd_fail(err, "expected a goroutine but didn't have one");
+    if (go == MUSTNOT && c.g != NONE) return gd_fail(err, "expected no goroutine but had one");
     return 0;
 }
 #define USERGO(c, err) check_ctx(c, MUST, MUST, MUST, err)
-#define OOMERR(err) fail(err, "out of memory")
+#define OOMERR(err) gd_fail(err, "out of memory")
 
 /* Ranges (GC sweep on Ps; STW and mark assist on Gs). */
 static uint8_t range_start(uint8_t typ)
@@ -233,7 +224,7 @@ static int range_begin(struct gd_range **r, uint32_t *n, uint32_t *cap, struct g
                        struct gd_err *err)
 {
     if (has_range(*r, *n, t))
-        return fail(err, "discovered event already in-flight for when starting event %s",
+        return gd_fail(err, "discovered event already in-flight for when starting event %s",
                     gd_ev_name(t.typ));
     return range_add(r, n, cap, t) ? OOMERR(err) : 0;
 }
@@ -243,12 +234,12 @@ static int range_active(struct gd_range **r, uint32_t *n, uint32_t *cap, struct 
 {
     if (initial) {
         if (has_range(*r, *n, t))
-            return fail(err, "found named active range already in first gen: %s",
+            return gd_fail(err, "found named active range already in first gen: %s",
                         gd_ev_name(t.typ));
         return range_add(r, n, cap, t) ? OOMERR(err) : 0;
     }
     if (!has_range(*r, *n, t))
-        return fail(err, "resource is missing active range: %s", gd_ev_name(t.typ));
+        return gd_fail(err, "resource is missing active range: %s", gd_ev_name(t.typ));
     return 0;
 }
 
@@ -263,7 +254,7 @@ static int range_end(struct gd_range *r, uint32_t *n, uint8_t typ, uint64_t *des
             return 0;
         }
     }
-    return fail(err, "tried to end event %s, but not in-flight", gd_ev_name(st));
+    return gd_fail(err, "tried to end event %s, but not in-flight", gd_ev_name(st));
 }
 
 /* Each handler: 1 accepted (*nc = new context of this M), 0 not yet, -1 error. */
@@ -273,7 +264,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
     static const uint8_t to_state[] = {PS_UNDET, PS_RUNNING, PS_IDLE, PS_RUNNING, PS_IDLE};
     uint64_t pid = ev->args[0], st = ev->args[1];
     if (st >= 5)
-        return fail(err, "invalid status for proc %llu: %llu", (unsigned long long)pid,
+        return gd_fail(err, "invalid status for proc %llu: %llu", (unsigned long long)pid,
                     (unsigned long long)st);
     uint8_t old = to_state[st];
     struct gd_pstate *s = pget(o, pid);
@@ -284,7 +275,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
         } else if (st == GO_P_SYSCALL_ABANDONED && s->status == GO_P_SYSCALL_ABANDONED) {
             old = PS_IDLE;
         } else if (s->status != st) {
-            return fail(err, "inconsistent status for proc %llu: old %s vs. new %s",
+            return gd_fail(err, "inconsistent status for proc %llu: old %s vs. new %s",
                         (unsigned long long)pid, pstatus_name(s->status), pstatus_name(st));
         }
         s->seqgen = gen;
@@ -305,7 +296,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
             }
         }
         if (!found)
-            return fail(err, "failed to find sched context for proc %llu that's about to be stolen",
+            return gd_fail(err, "failed to find sched context for proc %llu that's about to be stolen",
                         (unsigned long long)pid);
     }
     push(o, ev, c);
@@ -335,9 +326,9 @@ static int proc_stop(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
 {
     (void)gen;
     struct gd_pstate *s = pget(o, c.p);
-    if (!s) return fail(err, "event ProcStop for proc (%lld) that doesn't exist", (long long)c.p);
+    if (!s) return gd_fail(err, "event ProcStop for proc (%lld) that doesn't exist", (long long)c.p);
     if (s->status != GO_P_RUNNING && s->status != GO_P_SYSCALL)
-        return fail(err, "ProcStop event for proc that's not Running or Syscall");
+        return gd_fail(err, "ProcStop event for proc that's not Running or Syscall");
     if (check_ctx(c, MUST, MUST, MAY, err)) return -1;
     s->status = GO_P_IDLE;
     *nc = c;
@@ -368,7 +359,7 @@ static int proc_steal(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struc
     uint64_t mid = ev->args[2];
     if (mid == c.m) {
         if (c.p != pid)
-            return fail(err,
+            return gd_fail(err,
                         "tried to self-steal proc %llu (thread %llu), but got proc %lld instead",
                         (unsigned long long)pid, (unsigned long long)mid, (long long)c.p);
         nc->p = NONE;
@@ -376,9 +367,9 @@ static int proc_steal(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struc
         return 1;
     }
     struct gd_mstate *ms = mget(o, mid);
-    if (!ms) return fail(err, "stole proc from non-existent thread %llu", (unsigned long long)mid);
+    if (!ms) return gd_fail(err, "stole proc from non-existent thread %llu", (unsigned long long)mid);
     if (ms->p != pid)
-        return fail(err, "tried to steal proc %llu from thread %llu, but got proc %lld instead",
+        return gd_fail(err, "tried to steal proc %llu from thread %llu, but got proc %lld instead",
                     (unsigned long long)pid, (unsigned long long)mid, (long long)ms->p);
     ms->p = NONE;
     push(o, ev, c);
@@ -391,13 +382,13 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     static const uint8_t to_state[] = {GS_UNDET, GS_RUNNABLE, GS_RUNNING, GS_SYSCALL, GS_WAITING};
     uint64_t gid = ev->args[0], mid = ev->args[1], st = ev->args[2];
     if (st >= 5)
-        return fail(err, "invalid status for goroutine %llu: %llu", (unsigned long long)gid,
+        return gd_fail(err, "invalid status for goroutine %llu: %llu", (unsigned long long)gid,
                     (unsigned long long)st);
     uint8_t old = to_state[st];
     struct gd_gstate *s = gget(o, gid);
     if (s) {
         if (s->status != st)
-            return fail(err, "inconsistent status for goroutine %llu: old %s vs. new %s",
+            return gd_fail(err, "inconsistent status for goroutine %llu: old %s vs. new %s",
                         (unsigned long long)gid, gstatus_name(s->status), gstatus_name(st));
         s->seqgen = gen;
         s->seq = 0;
@@ -405,7 +396,7 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
         if (!gnew(o, gid, (uint8_t)st, gen)) return OOMERR(err);
         old = GS_UNDET;
     } else {
-        return fail(err,
+        return gd_fail(err,
                     "found goroutine status for new goroutine after the first generation: "
                     "id=%llu status=%s",
                     (unsigned long long)gid, gstatus_name(st));
@@ -416,11 +407,11 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
         nc->g = gid;
     } else if (st == GO_G_SYSCALL) {
         if (mid == NONE)
-            return fail(err, "found goroutine %llu in syscall without a thread",
+            return gd_fail(err, "found goroutine %llu in syscall without a thread",
                         (unsigned long long)gid);
         if (mid == c.m) {
             if (gen != o->initial_gen && c.g != gid)
-                return fail(err,
+                return gd_fail(err,
                             "inconsistent thread for syscalling goroutine %llu: thread has "
                             "goroutine %lld",
                             (unsigned long long)gid, (long long)c.g);
@@ -429,7 +420,7 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
             struct gd_mstate *ms = mget(o, mid);
             if (ms) {
                 if (ms->g != gid)
-                    return fail(err,
+                    return gd_fail(err,
                                 "inconsistent thread for syscalling goroutine %llu: thread has "
                                 "goroutine %lld",
                                 (unsigned long long)gid, (long long)ms->g);
@@ -450,9 +441,9 @@ static int go_create(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     if (check_ctx(c, MUST, MUST, MAY, err)) return -1;
     struct gd_gstate *cur = gget(o, c.g);
     if (cur && cur->status != GO_G_RUNNING)
-        return fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
+        return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     if (gget(o, ev->args[0]))
-        return fail(err, "tried to create goroutine (%llu) that already exists",
+        return gd_fail(err, "tried to create goroutine (%llu) that already exists",
                     (unsigned long long)ev->args[0]);
     uint8_t st = ev->type == GO_EV_GO_CREATE_BLOCKED ? GO_G_WAITING : GO_G_RUNNABLE;
     if (!gnew(o, ev->args[0], st, gen)) return OOMERR(err);
@@ -468,10 +459,10 @@ static int go_stop_exec(struct gd_order *o, struct gd_tev *ev, uint64_t gen, str
     if (USERGO(c, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
+        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
                     (long long)c.g);
     if (s->status != GO_G_RUNNING)
-        return fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
+        return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     *nc = c;
     nc->g = NONE;
     if (ev->type == GO_EV_GO_DESTROY) {
@@ -519,10 +510,10 @@ static int go_switch(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     if (USERGO(c, err)) return -1;
     struct gd_gstate *cs = gget(o, c.g);
     if (!cs)
-        return fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
+        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
                     (long long)c.g);
     if (cs->status != GO_G_RUNNING)
-        return fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
+        return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     uint64_t next = ev->args[0];
     struct gd_gstate *ns = gget(o, next);
     if (!ns || ns->status != GO_G_WAITING || !succeeds(gen, ev->args[1], ns->seqgen, ns->seq))
@@ -552,17 +543,17 @@ static int syscall_begin(struct gd_order *o, struct gd_tev *ev, uint64_t gen, st
     if (USERGO(c, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "event GoSyscallBegin for goroutine (%lld) that doesn't exist",
+        return gd_fail(err, "event GoSyscallBegin for goroutine (%lld) that doesn't exist",
                     (long long)c.g);
     if (s->status != GO_G_RUNNING)
-        return fail(err, "GoSyscallBegin event for goroutine that's not Running");
+        return gd_fail(err, "GoSyscallBegin event for goroutine that's not Running");
     s->status = GO_G_SYSCALL;
     struct gd_pstate *ps = pget(o, c.p);
     if (!ps)
-        return fail(err, "uninitialized proc %lld found during GoSyscallBegin", (long long)c.p);
+        return gd_fail(err, "uninitialized proc %lld found during GoSyscallBegin", (long long)c.p);
     ps->status = GO_P_SYSCALL;
     if (!succeeds(gen, ev->args[0], ps->seqgen, ps->seq))
-        return fail(err,
+        return gd_fail(err,
                     "failed to advance GoSyscallBegin: can't make sequence: %llu (gen=%llu) -> "
                     "%llu (gen=%llu)",
                     (unsigned long long)ps->seq, (unsigned long long)ps->seqgen,
@@ -581,15 +572,15 @@ static int syscall_end(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
     if (USERGO(c, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "event GoSyscallEnd for goroutine (%lld) that doesn't exist",
+        return gd_fail(err, "event GoSyscallEnd for goroutine (%lld) that doesn't exist",
                     (long long)c.g);
     if (s->status != GO_G_SYSCALL)
-        return fail(err, "GoSyscallEnd event for goroutine that's not Syscall");
+        return gd_fail(err, "GoSyscallEnd event for goroutine that's not Syscall");
     s->status = GO_G_RUNNING;
     struct gd_pstate *ps = pget(o, c.p);
-    if (!ps) return fail(err, "uninitialized proc %lld found during GoSyscallEnd", (long long)c.p);
+    if (!ps) return gd_fail(err, "uninitialized proc %lld found during GoSyscallEnd", (long long)c.p);
     if (ps->status != GO_P_SYSCALL)
-        return fail(err, "expected proc %lld in state Syscall, but got %s instead", (long long)c.p,
+        return gd_fail(err, "expected proc %lld in state Syscall, but got %s instead", (long long)c.p,
                     pstatus_name(ps->status));
     ps->status = GO_P_RUNNING;
     *nc = c;
@@ -604,17 +595,17 @@ static int syscall_end_blocked(struct gd_order *o, struct gd_tev *ev, uint64_t g
     if (c.p != NONE) {
         struct gd_pstate *ps = pget(o, c.p);
         if (!ps)
-            return fail(err, "uninitialized proc %lld found during GoSyscallEndBlocked",
+            return gd_fail(err, "uninitialized proc %lld found during GoSyscallEndBlocked",
                         (long long)c.p);
         if (ps->status == GO_P_SYSCALL) return 0;
     }
     if (check_ctx(c, MUST, MAY, MUST, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "event GoSyscallEndBlocked for goroutine (%lld) that doesn't exist",
+        return gd_fail(err, "event GoSyscallEndBlocked for goroutine (%lld) that doesn't exist",
                     (long long)c.g);
     if (s->status != GO_G_SYSCALL)
-        return fail(err, "GoSyscallEndBlocked event for goroutine that's not Syscall");
+        return gd_fail(err, "GoSyscallEndBlocked event for goroutine that's not Syscall");
     *nc = c;
     nc->g = NONE;
     s->status = GO_G_RUNNABLE;
@@ -627,7 +618,7 @@ static int create_syscall(struct gd_order *o, struct gd_tev *ev, uint64_t gen, s
 {
     if (check_ctx(c, MUST, MAY, MUSTNOT, err)) return -1;
     if (gget(o, ev->args[0]))
-        return fail(err, "tried to create goroutine (%llu) in syscall that already exists",
+        return gd_fail(err, "tried to create goroutine (%llu) in syscall that already exists",
                     (unsigned long long)ev->args[0]);
     if (!gnew(o, ev->args[0], GO_G_SYSCALL, gen)) return OOMERR(err);
     *nc = c;
@@ -643,19 +634,19 @@ static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, uint64_t gen, 
     if (check_ctx(c, MUST, MAY, MUST, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "event GoDestroySyscall for goroutine (%lld) that doesn't exist",
+        return gd_fail(err, "event GoDestroySyscall for goroutine (%lld) that doesn't exist",
                     (long long)c.g);
     if (s->status != GO_G_SYSCALL)
-        return fail(err, "GoDestroySyscall event for goroutine that's not Syscall");
+        return gd_fail(err, "GoDestroySyscall event for goroutine that's not Syscall");
     if (gdel(o, c.g)) return OOMERR(err);
     *nc = c;
     nc->g = NONE;
     if (c.p != NONE) {
         struct gd_pstate *ps = pget(o, c.p);
         if (!ps)
-            return fail(err, "found invalid proc %lld during GoDestroySyscall", (long long)c.p);
+            return gd_fail(err, "found invalid proc %lld during GoDestroySyscall", (long long)c.p);
         if (ps->status != GO_P_SYSCALL)
-            return fail(err, "proc %lld in unexpected state %s during GoDestroySyscall",
+            return gd_fail(err, "proc %lld in unexpected state %s during GoDestroySyscall",
                         (long long)c.p, pstatus_name(ps->status));
         ps->status = GO_P_SYSCALL_ABANDONED;
         nc->p = NONE;
@@ -674,12 +665,12 @@ static int task_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
                       struct ctx *nc, struct gd_err *err)
 {
     uint64_t id = ev->args[0];
-    if (gd_hm_get(&o->tmap, id)) return fail(err, "task ID conflict: %llu", (unsigned long long)id);
+    if (gd_hm_get(&o->tmap, id)) return gd_fail(err, "task ID conflict: %llu", (unsigned long long)id);
     if (ev->args[1] == 0) ev->args[1] = NONE;
     uint32_t len;
     const char *name = gd_gen_str(g, ev->args[2], &len);
     if (!name)
-        return fail(err, "invalid string ID %llu for UserTaskBegin event",
+        return gd_fail(err, "invalid string ID %llu for UserTaskBegin event",
                     (unsigned long long)ev->args[2]);
     uint32_t idx;
     if (o->ntfree) {
@@ -736,11 +727,11 @@ static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
     uint32_t len;
     const char *name = gd_gen_str(g, ev->args[1], &len);
     if (!name)
-        return fail(err, "invalid string ID %llu for %s event", (unsigned long long)ev->args[1],
+        return gd_fail(err, "invalid string ID %llu for %s event", (unsigned long long)ev->args[1],
                     gd_ev_name(ev->type));
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return fail(err, "encountered Ev%s without known state for current goroutine %lld",
+        return gd_fail(err, "encountered Ev%s without known state for current goroutine %lld",
                     gd_ev_name(ev->type), (long long)c.g);
     uint64_t h = gd_strhash(name, len);
     if (ev->type == GO_EV_USER_REGION_BEGIN) {
@@ -753,7 +744,7 @@ static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
     } else if (s->nregions) {
         if (s->regions[s->nregions - 1].task != ev->args[0] ||
             s->regions[s->nregions - 1].name != h)
-            return fail(err,
+            return gd_fail(err,
                         "misuse of region in goroutine %llu: region end {%llu %.*s} does not "
                         "match the inner-most active region (task %llu)",
                         (unsigned long long)c.g, (unsigned long long)ev->args[0], (int)len, name,
@@ -772,7 +763,7 @@ static int gc_event(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct 
     *nc = c;
     if (ev->type == GO_EV_GC_ACTIVE && gen == o->initial_gen) {
         if (o->gcstate != GC_UNDET)
-            return fail(err, "GCActive in the first generation isn't first GC event");
+            return gd_fail(err, "GCActive in the first generation isn't first GC event");
         o->gcseq = seq;
         o->gcstate = GC_RUNNING;
         push(o, ev, c);
@@ -786,13 +777,13 @@ static int gc_event(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct 
     }
     if (seq != o->gcseq + 1) return 0;
     if (ev->type == GO_EV_GC_ACTIVE && o->gcstate != GC_RUNNING)
-        return fail(err, "encountered GCActive while GC was not in progress");
+        return gd_fail(err, "encountered GCActive while GC was not in progress");
     if (ev->type == GO_EV_GC_BEGIN && o->gcstate == GC_RUNNING)
-        return fail(err, "encountered GCBegin while GC was already in progress");
+        return gd_fail(err, "encountered GCBegin while GC was already in progress");
     if (ev->type == GO_EV_GC_END && o->gcstate == GC_NOTRUNNING)
-        return fail(err, "encountered GCEnd when GC was not in progress");
+        return gd_fail(err, "encountered GCEnd when GC was not in progress");
     if (ev->type == GO_EV_GC_END && o->gcstate == GC_UNDET)
-        return fail(err, "encountered GCEnd when GC was in an undetermined state");
+        return gd_fail(err, "encountered GCEnd when GC was in an undetermined state");
     o->gcseq = seq;
     o->gcstate = ev->type == GO_EV_GC_END ? GC_NOTRUNNING : GC_RUNNING;
     if (USERGO(c, err)) return -1;
@@ -811,7 +802,7 @@ static int ranges(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct ct
         if (check_ctx(c, MUST, MUST, MAY, err)) return -1;
         struct gd_pstate *ps = pget(o, c.p);
         if (!ps)
-            return fail(err, "uninitialized proc %lld found during %s", (long long)c.p,
+            return gd_fail(err, "uninitialized proc %lld found during %s", (long long)c.p,
                         gd_ev_name(t));
         uint64_t d;
         if (t == GO_EV_GC_SWEEP_BEGIN ? range_begin(&ps->ranges, &ps->nranges, &ps->rcap, rt, err)
@@ -820,20 +811,20 @@ static int ranges(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct ct
     } else if (t == GO_EV_GC_SWEEP_ACTIVE) {
         struct gd_pstate *ps = pget(o, ev->args[0]);
         if (!ps)
-            return fail(err, "encountered GCSweepActive for unknown proc %llu",
+            return gd_fail(err, "encountered GCSweepActive for unknown proc %llu",
                         (unsigned long long)ev->args[0]);
         if (range_active(&ps->ranges, &ps->nranges, &ps->rcap, rt, initial, err)) return -1;
     } else if (t == GO_EV_GC_MARK_ASSIST_ACTIVE) {
         struct gd_gstate *gs = gget(o, ev->args[0]);
         if (!gs)
-            return fail(err, "uninitialized goroutine %llu found during GCMarkAssistActive",
+            return gd_fail(err, "uninitialized goroutine %llu found during GCMarkAssistActive",
                         (unsigned long long)ev->args[0]);
         if (range_active(&gs->ranges, &gs->nranges, &gs->rcap, rt, initial, err)) return -1;
     } else { /* STWBegin/End, GCMarkAssistBegin/End: ranges on the running G */
         if (USERGO(c, err)) return -1;
         struct gd_gstate *gs = gget(o, c.g);
         if (!gs)
-            return fail(err,
+            return gd_fail(err,
                         "encountered event of type %d without known state for current "
                         "goroutine %lld",
                         t, (long long)c.g);
@@ -962,7 +953,7 @@ int gd_order_advance(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
             rc = simple(o, ev, c, &nc, err, MUST, MAY, MAY);
             break;
         }
-        return fail(err, "bad event type found while ordering: %u", ev->type);
+        return gd_fail(err, "bad event type found while ordering: %u", ev->type);
     }
     if (rc == 1 && m != NONE) {
         struct gd_mstate *ms = mget(o, m);

@@ -103,15 +103,6 @@ void gd_valid_free(struct gd_valid *v)
     memset(v, 0, sizeof(*v));
 }
 
-static int fail(struct gd_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct gd_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static struct gd_vres *res_get(struct gd_valid *v, struct gd_hmap *m, uint64_t id, int create,
                                uint8_t st)
@@ -164,34 +155,34 @@ static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err
     const char *what = isg ? "goroutine" : "proc";
     uint8_t undet = isg ? GS_UNDET : PS_UNDET, notexist = isg ? GS_NOTEXIST : PS_NOTEXIST;
     if (t.new == undet)
-        return fail(err, "transition to undetermined state for %s %lld", what, (long long)t.id);
+        return gd_fail(err, "transition to undetermined state for %s %lld", what, (long long)t.id);
     if (v->seen_sync && t.old == undet)
-        return fail(err, "undetermined %s %lld after first global sync", what, (long long)t.id);
+        return gd_fail(err, "undetermined %s %lld after first global sync", what, (long long)t.id);
     if (t.new == notexist && isg) {
         struct gd_vrl *l = rlist(v, TR_G, t.id, 0);
-        if (l && l->n) return fail(err, "goroutine %lld died with active ranges", (long long)t.id);
+        if (l && l->n) return gd_fail(err, "goroutine %lld died with active ranges", (long long)t.id);
     }
     struct gd_hmap *m = isg ? &v->gmap : &v->pmap;
     struct gd_vres *s = res_get(v, m, t.id, 0, 0);
     if (s) {
-        if (t.old != s->state) return fail(err, "bad old state for %s %lld", what, (long long)t.id);
+        if (t.old != s->state) return gd_fail(err, "bad old state for %s %lld", what, (long long)t.id);
         s->state = t.new;
     } else {
         if (t.old != undet && t.old != notexist)
-            return fail(err, "bad old state for unregistered %s %lld", what, (long long)t.id);
-        if (!(s = res_get(v, m, t.id, 1, t.new))) return fail(err, "out of memory");
+            return gd_fail(err, "bad old state for unregistered %s %lld", what, (long long)t.id);
+        if (!(s = res_get(v, m, t.id, 1, t.new))) return gd_fail(err, "out of memory");
     }
     int exec_new = isg ? (t.new == GS_RUNNING || t.new == GS_SYSCALL) : t.new == PS_RUNNING;
     int exec_old = isg ? (t.old == GS_RUNNING || t.old == GS_SYSCALL) : t.old == PS_RUNNING;
     if (exec_new) {
-        if (ev->m == NONE) return fail(err, "must have thread, but thread ID is none");
+        if (ev->m == NONE) return gd_fail(err, "must have thread, but thread ID is none");
         uint32_t sidx = (uint32_t)(s - v->res);
         int mi = thread(v, ev->m);
-        if (mi < 0) return fail(err, "out of memory");
+        if (mi < 0) return gd_fail(err, "out of memory");
         s = &v->res[sidx];
         uint64_t *slot = isg ? &v->ms[mi].g : &v->ms[mi].p;
         if (*slot != NONE && *slot != t.id)
-            return fail(err,
+            return gd_fail(err,
                         "tried to run %s %lld when one was already executing (%lld) on thread %lld",
                         what, (long long)t.id, (long long)*slot, (long long)ev->m);
         *slot = t.id;
@@ -199,12 +190,12 @@ static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err
         s->bm = ev->m;
     } else if (exec_old) {
         if (!s->bound)
-            return fail(err, "stopping %s %lld not bound to any active context", what,
+            return gd_fail(err, "stopping %s %lld not bound to any active context", what,
                         (long long)t.id);
         uint32_t *mi = gd_hm_get(&v->mmap, s->bm);
         uint64_t *slot = isg ? &v->ms[*mi].g : &v->ms[*mi].p;
         if (*slot != t.id)
-            return fail(err, "tried to stop %s %lld when it wasn't currently executing", what,
+            return gd_fail(err, "tried to stop %s %lld when it wasn't currently executing", what,
                         (long long)t.id);
         *slot = NONE;
         s->bound = 0;
@@ -223,7 +214,7 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
         uint32_t len;
         const char *s = gd_gen_str(g, ev->args[0], &len);
         if (!s)
-            return fail(err, "found invalid string ID %llu for the stop-the-world kind",
+            return gd_fail(err, "found invalid string ID %llu for the stop-the-world kind",
                         (unsigned long long)ev->args[0]);
         name = gd_strhash(s, len) ^ 0x5354570000000000ULL;
         scope = TR_G;
@@ -260,12 +251,12 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
         return 0;
     }
     struct gd_vrl *l = rlist(v, scope, id, kind != 2);
-    if (!l && kind != 2) return fail(err, "out of memory");
+    if (!l && kind != 2) return gd_fail(err, "out of memory");
     int at = rl_find(l, name);
     if (kind == 0 && at >= 0)
-        return fail(err, "already active range %s begun again", gd_ev_name(ev->type));
+        return gd_fail(err, "already active range %s begun again", gd_ev_name(ev->type));
     if (kind == 2) {
-        if (at < 0) return fail(err, "inactive range %s ended", gd_ev_name(ev->type));
+        if (at < 0) return gd_fail(err, "inactive range %s ended", gd_ev_name(ev->type));
         memmove(&l->names[at], &l->names[at + 1], (l->n - (uint32_t)at - 1) * sizeof(uint64_t));
         l->n--;
         return 0;
@@ -273,7 +264,7 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
     if (at < 0) {
         size_t cap = l->cap;
         if (gd_grow((void **)&l->names, &cap, (size_t)l->n + 1, sizeof(uint64_t)))
-            return fail(err, "out of memory");
+            return gd_fail(err, "out of memory");
         l->cap = (uint32_t)cap;
         l->names[l->n++] = name;
     }
@@ -290,14 +281,14 @@ int gd_valid_event(struct gd_valid *v, const struct gd_tev *ev, const struct gd_
     case GO_EV_GO_LABEL: {
         uint32_t len = 0;
         gd_gen_str(g, ev->args[0], &len);
-        if (len == 0) return fail(err, "invalid label \"\"");
+        if (len == 0) return gd_fail(err, "invalid label \"\"");
         if (!gd_hm_get(&v->gmap, ev->g))
-            return fail(err, "label for invalid goroutine %lld", (long long)ev->g);
+            return gd_fail(err, "label for invalid goroutine %lld", (long long)ev->g);
         return 0;
     }
     case GO_EV_USER_TASK_BEGIN:
         if (ev->args[0] == 0 || ev->args[0] == NONE)
-            return fail(err, "found invalid task ID for task");
+            return gd_fail(err, "found invalid task ID for task");
         return 0;
     }
     if (transition(v, ev, err)) return -1;
