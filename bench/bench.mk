@@ -21,6 +21,7 @@ $(BENCH_DIR)/libnoop.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(BENCH_DIR) $< -o $@ -ldl
 
 $(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
+	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 

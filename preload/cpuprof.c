@@ -64,8 +64,10 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
         return; /* not ours, or the thread is inside the tracer (maybe inside the unwinder) */
     int saved = errno;
     t->depth++;
-    uint64_t stk =
-        stack_capture_interrupted((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]);
+    const greg_t *regs = ((ucontext_t *)uc)->uc_mcontext.gregs;
+    struct unwind_regs at = {(uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+                             (uintptr_t)regs[REG_RBP]};
+    uint64_t stk = stack_capture_interrupted(&at);
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->seq, 1, memory_order_seq_cst); /* as sect_begin */
     uint64_t gen = atomic_load_explicit(&gt_gen, memory_order_seq_cst);

@@ -117,7 +117,8 @@
     X(pthread_setname_np, int, (pthread_t, const char *), 0)                                       \
     X(prctl, int, (int, ...), 0)                                                                   \
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *), 0)                      \
-    X(signal, sighandler_t, (int, sighandler_t), 0)
+    X(signal, sighandler_t, (int, sighandler_t), 0)                                                \
+    X(dlclose, int, (void *), 0)
 
 struct gt_real {
 #define GT_REAL_FIELD(name, ret, params, ver) ret(*name) params;

@@ -3,35 +3,51 @@
  * Captured stacks skip the tracer's own frames except the outermost one (the interposed
  * function, e.g. pthread_mutex_lock, is the leaf) and stop before the tracer's trampolines, so
  * the outermost frame is `main` or the thread's start routine.
- * Invariants: stack_capture and stack_mark are lock-free and malloc-free (libunwind's local
- * unwinder is used with its caches primed at init); stack_foreach_marked runs on the flusher
+ * Invariants: stack_capture and stack_mark are lock-free and malloc-free (the fast walker's
+ * cache misses use the lock-free _dl_find_object; libunwind, the fallback, is used with its
+ * caches primed at init); stack_foreach_marked runs on the flusher
  * only, for a generation no thread writes any more. */
 #ifndef GOTRACE_STACK_H
 #define GOTRACE_STACK_H
 #include <pthread.h>
 #include <stdint.h>
 
-/* 0 on success, -1 if memory is unavailable. Call it before any thread
- * captures: it sets libunwind's caching policy to per-thread (libunwind's global cache locks a
- * pthread mutex, which would re-enter our hooks) and primes libunwind with one capture. Later
- * calls keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and
- * enabled. Each thread's first capture mmaps libunwind's per-thread trace cache (256 KiB). */
+#include "unwind.h"
+
+/* 0 on success, -1 if memory is unavailable. Call it before any thread captures: it sets up the
+ * fast walker's rule cache (unwind.h), sets libunwind's caching policy to per-thread
+ * (libunwind's global cache locks a pthread mutex, which would re-enter our hooks) and primes
+ * libunwind with one capture. Later calls keep the table and only change max_depth (clamped to
+ * 1..GO_MAX_STACK_FRAMES) and enabled. A thread's first libunwind fallback (a stack the fast
+ * walker cannot walk) mmaps libunwind's per-thread trace cache (256 KiB, mostly not resident). */
 int stack_init(int max_depth, int enabled);
 /* The pthread key libunwind creates (from pthread_key_create's hook, inside the tracer): the
  * one created during stack_init is its trace-cache key. */
 void stack_key_created(pthread_key_t key);
-/* On a new traced thread, inside the tracer, before its first capture: creates libunwind's trace
- * cache and returns its pages to the kernel (all slots empty), so that the thread keeps resident
- * only the pages its frames use. Does nothing when the cache is not recognised. */
-void stack_thread_start(void);
+/* A thread's memo of the stacks it captured last: each with the walk's chain of checks
+ * (unwind.h), so that a capture whose chain still holds returns the stack id without walking
+ * or interning; most-recently-hit first. Owner-thread only; zeroed is empty. */
+#define STACK_MEMO_WAYS 8
+struct stack_memo {
+    uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
+    int used;
+    const struct unwind_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
+    uint64_t id[STACK_MEMO_WAYS];                      /* stack id of known[i] */
+    struct unwind_chain chain[STACK_MEMO_WAYS];
+    struct unwind_chain scratch;
+};
 /* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
- * full. stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler
- * during a capture): callers must keep the per-thread re-entrancy guard around it. */
-uint64_t stack_capture(void);
-/* From a signal handler: the stack of the code the signal interrupted at pc (the context's
- * instruction pointer), innermost frame first; 0 if the unwinder did not get through the
- * signal frame. Same re-entrancy rule as stack_capture. */
-uint64_t stack_capture_interrupted(uintptr_t pc);
+ * full. memo (the calling thread's own, or NULL) speeds up repeated stacks. stack_capture is
+ * itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a capture):
+ * callers must keep the per-thread re-entrancy guard around it. */
+uint64_t stack_capture(struct stack_memo *memo);
+/* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
+ * memo is dropped. */
+void stack_forget(void);
+/* From a signal handler: the stack of the code the signal interrupted, whose registers (from
+ * the signal context) are at, innermost frame (at->pc) first; 0 if neither unwinder got
+ * through. Same re-entrancy rule as stack_capture. */
+uint64_t stack_capture_interrupted(const struct unwind_regs *at);
 /* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). pcs are return
  * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
  * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */

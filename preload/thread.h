@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "go_wire.h"
 #include "regions.h"
+#include "stack.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,6 +82,7 @@ struct gt_thread {
     uint64_t label_str;        /* owner only: name written by the last GoLabel, and its */
     uint64_t label_gen;        /* generation */
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
+    struct stack_memo memo;       /* owner only: its recent stacks (stack.h) */
 };
 
 /* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */

@@ -221,8 +221,7 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     t->start = (void *(*)(void *))entry;
     gt_self = t;
     thread_register(t);
-    stack_thread_start();
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(&t->memo);
     uintptr_t pc = (uintptr_t)entry + 1;
     uint64_t named = entry ? stack_from_pcs(&pc, 1) : stk;
     struct sect s;
@@ -272,7 +271,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     }
     child->start = start;
     child->arg = arg;
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(&self->memo);
     uintptr_t pc = (uintptr_t)start + 1;
     uint64_t named = stack_from_pcs(&pc, 1);
     thread_register(child);
@@ -306,7 +305,6 @@ GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
     t->handle = pthread_self();
     t->depth = 1;
     gt_self = t;
-    stack_thread_start();
     struct gt_p *p = proc_get();
     if (!p) {
         flusher_fail("out of memory for proc state");
@@ -329,7 +327,7 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     t->depth = 1;
     cpuprof_thread_exit(t);
     if (t->wait.key) waitq_remove(t); /* cancelled or exiting inside a wait */
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(&t->memo);
     if (stack_enabled() && stack_depth(stk) == 0 && t->start) { /* returned from its start routine: name it */
         uintptr_t pc = (uintptr_t)t->start + 1;
         stk = stack_from_pcs(&pc, 1);
@@ -371,7 +369,7 @@ GOTRACE_API_FN uint64_t tr_stack(void)
     int saved = errno;
     struct gt_thread *self = gt_self; /* the unwinder's own calls (read, mutexes) stay untraced */
     if (self) self->depth++;
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(self ? &self->memo : NULL);
     if (self) self->depth--;
     errno = saved;
     return stk;
@@ -382,7 +380,7 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     if (g_state(self) != GO_G_RUNNING) return 0;
     int saved = errno;
     self->depth++;
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(&self->memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
     struct sect s;
     uint64_t seq0;
@@ -451,7 +449,7 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     if (g_state(self) != GO_G_RUNNING) return 0;
     int saved = errno;
     self->depth++;
-    uint64_t stk = stack_capture();
+    uint64_t stk = stack_capture(&self->memo);
     self->syscall_stack = stk;
     struct sect s;
     uint64_t seq0, ps;
@@ -492,7 +490,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     self->depth++;
     uint64_t a[GT_EV_MAX_ARGS];
     for (int i = 0; i < n; i++) a[i] = args[i];
-    a[n] = stack_capture();
+    a[n] = stack_capture(&self->memo);
     struct sect s;
     sect_begin(&s, self);
     p_touch(&s);

@@ -1,5 +1,5 @@
-/* bench_stack.c: ns per stack capture at depth ~10: stack_capture (unwind + intern) against raw
- * unw_backtrace and an unw_step loop. Invariant: standalone, prints one line per variant.
+/* bench_stack.c: ns per stack capture at depth ~10: stack_capture with a memo (a repeated stack:
+ * checks only), without one (fast walk + intern), the fast walk alone (unwind_here), libunwind's unw_backtrace and an unw_step loop. Invariant: standalone, prints one line per variant.
  * Run (after `make build/libgotrace_core.a`):
  *   cc -std=c11 -D_GNU_SOURCE -O2 -g -Ipreload -Icommon bench/stack/bench_stack.c \
  *      build/libgotrace_core.a -lunwind -ldw -lelf -ldl -lpthread -o build/bench_stack && \
@@ -26,6 +26,20 @@ static uint64_t step_loop(void)
         sum += ip;
     }
     return sum;
+}
+
+static uint64_t capture_plain(void) { return stack_capture(NULL); }
+
+static uint64_t capture_memo(void)
+{
+    static struct stack_memo memo;
+    return stack_capture(&memo);
+}
+
+static uint64_t fast_walk(void)
+{
+    uintptr_t pcs[32];
+    return (uint64_t)unwind_here(pcs, 32, NULL, 0, NULL);
 }
 
 static uint64_t raw_backtrace(void)
@@ -64,13 +78,15 @@ static void run(const char *name, uint64_t (*fn)(void))
     double t0 = now_ns();
     for (int i = 0; i < ITERS; i++)
         recurse(7);
-    printf("%-16s %7.1f ns/capture\n", name, (now_ns() - t0) / ITERS);
+    printf("%-18s %7.1f ns/capture\n", name, (now_ns() - t0) / ITERS);
 }
 
 int main(void)
 {
     stack_init(32, 1);
-    run("stack_capture", stack_capture);
+    run("stack_capture", capture_plain);
+    run("stack_capture+memo", capture_memo);
+    run("unwind_here", fast_walk);
     run("unw_backtrace", raw_backtrace);
     run("unw_step loop", step_loop);
     return 0;

@@ -33,10 +33,13 @@ static struct got lookup(uint64_t id)
     return g;
 }
 
+/* The calling thread's memo, or NULL: the tests run with and without one. */
+static __thread struct stack_memo *memo;
+
 /* The tracer API layer: two nested API functions, as event.c calls into stack.c. */
 GOTRACE_API_FN static uint64_t api_inner(void)
 {
-    uint64_t id = stack_capture();
+    uint64_t id = stack_capture(memo);
     NO_TAIL();
     return id;
 }
@@ -116,6 +119,68 @@ Test(stack, same_path_same_id)
         cr_assert_eq(a[i], a[0]);
         cr_assert_eq(b[i], b[0]);
     }
+}
+
+/* A variable-size frame (RBP-based CFA) on the path: the memo must check RBP too. */
+__attribute__((noinline)) static uint64_t user_alloca(volatile size_t n)
+{
+    char *buf = __builtin_alloca(n);
+    buf[0] = 1;
+    __asm__ volatile("" : : "r"(buf) : "memory");
+    uint64_t id = hook();
+    NO_TAIL();
+    return id;
+}
+
+struct round {
+    uint64_t a, b, c, r, r45;
+};
+
+/* One call site per path, whatever the loop around it becomes. */
+__attribute__((noinline, noclone)) static struct round one_round(int i)
+{
+    struct round o;
+    /* From 50 on, the variable frame changes size: its chain no longer holds (its CFA is
+     * RBP-based), so each capture walks again, with the same result. */
+    o.a = user_a(), o.b = user_b(), o.c = user_alloca(i < 50 ? 16 : (size_t)i * 32);
+    o.r = recurse(5), o.r45 = recurse(4 + i % 2);
+    NO_TAIL();
+    return o;
+}
+
+/* Stacks stop before a trampoline: the call sites of round_at do not matter. */
+GOTRACE_TRAMPOLINE static struct round round_at(int i)
+{
+    struct round o = one_round(i);
+    NO_TAIL();
+    return o;
+}
+
+Test(stack, memo_returns_the_ids_of_a_fresh_walk)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    static struct stack_memo m;
+    struct round first[2];
+    first[0] = round_at(0); /* without a memo */
+    first[1] = round_at(1);
+    memo = &m;
+    for (int i = 0; i < 100; i++) {
+        if (i == 50) stack_forget();
+        struct round o = round_at(i);
+        cr_assert(first[0].a && first[0].b && first[0].c && first[0].r && first[0].r45);
+        cr_assert_eq(o.a, first[0].a);
+        cr_assert_eq(o.b, first[0].b);
+        cr_assert_eq(o.c, first[0].c);
+        cr_assert_eq(o.r, first[0].r);
+        cr_assert_eq(o.r45, first[i % 2].r45, "recursion depths 4 and 5 alternate");
+        if (i == 49) cr_assert_eq(m.used, 6, "each path recorded once, then found");
+    }
+    cr_assert_neq(first[0].a, first[0].b);
+    cr_assert_neq(first[0].r45, first[1].r45, "a shorter path is another stack");
+    struct got g = lookup(first[0].a);
+    cr_assert(NEAR(g.pcs[0], hook));
+    cr_assert(NEAR(g.pcs[1], user_a));
+    memo = NULL;
 }
 
 Test(stack, trampoline_cuts)
