@@ -72,6 +72,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # untraced runs at that same N (SLOW_RUNS pairs), so that `make bench` stays within minutes.
 WORKLOADS=(
   "mutex|40000000|4000000|20000|uncontended lock/unlock pairs, 1 thread"
+  "mutex_mt|40000000|4000000|20000|the same with a second (idle) thread in the process"
   "contended|40000000|4000000|20000|4 threads on one mutex (N lock/unlock pairs in all)"
   "condvar|50000|5000|2000|two-thread condvar ping-pong (N round trips)"
   "pipe|300000|30000|5000|1-byte messages through a pipe, writer thread to reader thread"
