@@ -44,6 +44,7 @@ static struct {
     _Atomic uint32_t wake;
     atomic_int stopped;
     atomic_int failed;
+    atomic_int code_unloaded; /* a library was unloaded: the symbol cache is stale */
     gt_spinlock lock;
     uint64_t file_gen;
     off_t good_size;
@@ -249,6 +250,10 @@ static int write_all(const uint8_t *p, size_t n)
 /* Encodes generation gen (internal number) as file generation F.file_gen + 1 and writes it. */
 static void write_generation(uint64_t gen)
 {
+    if (atomic_exchange(&F.code_unloaded, 0)) { /* its addresses may now hold other code */
+        sym_fini();
+        if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    }
     int par = (int)(gen & 1);
     uint64_t fg = F.file_gen + 1;
     F.out.len = 0;
@@ -492,6 +497,8 @@ void flusher_flush_now(void)
     advance();
     spin_unlock(&F.lock);
 }
+
+void flusher_code_unloaded(void) { atomic_store(&F.code_unloaded, 1); }
 
 void flusher_final(void)
 {

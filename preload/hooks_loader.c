@@ -1,16 +1,21 @@
-/* hooks_loader.c: interposed dynamic-loader calls: dlclose, after which the unloaded object's
- * code addresses may be reused by another, so the stack module forgets every unwind rule and
- * memo it keeps by address (stack.h, stack_forget).
- * Invariants: the hook returns exactly what the real dlclose returns, with its errno; nothing is
- * forgotten when the call fails. */
+/* hooks_loader.c: interposed dynamic-loader calls: dlclose. The generation in progress is
+ * written first, while the library's code is still mapped (its stacks are symbolized from it);
+ * after a successful unload, whatever the tracer keeps by code address (unwind rules, stack
+ * memos, symbols) is dropped, since another object may be mapped there (tracer.h).
+ * Invariants: the hook returns exactly what the real dlclose returns, with its errno. */
 #include "real.h"
-#include "stack.h"
+#include "tracer.h"
+
+#include <errno.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
 EXPORT int dlclose(void *handle)
 {
+    int saved = errno;
+    tracer_before_unload();
+    errno = saved;
     int r = REAL(dlclose)(handle);
-    if (r == 0) stack_forget(); /* touches no errno */
+    if (r == 0) tracer_after_unload(); /* touches no errno */
     return r;
 }

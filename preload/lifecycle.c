@@ -197,6 +197,14 @@ void tracer_flush_now(void)
     if (may_flush()) as_tracer(flusher_flush_now);
 }
 
+void tracer_before_unload(void) { tracer_flush_now(); }
+
+void tracer_after_unload(void)
+{
+    stack_forget();
+    flusher_code_unloaded();
+}
+
 int tracer_before_exec(char *marker, size_t size)
 {
     if (!may_flush()) return 0;

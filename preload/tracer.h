@@ -90,6 +90,11 @@ void tr_label(struct gt_thread *self);
 /* Lifecycle (lifecycle.c): set-up on first use, flush before exec, final flush at exit. */
 void tracer_init(void);
 void tracer_flush_now(void); /* write the complete generations now */
+/* Around the unloading of a library (dlclose): before, the generation in progress is written
+ * while its code is still mapped, so its stacks are symbolized from it; after, the unwind rules,
+ * stack memos and symbols kept by address are dropped (other code may be mapped there). */
+void tracer_before_unload(void);
+void tracer_after_unload(void);
 /* Before exec: writes the complete generations and formats the environment entry that tells
  * the new image it continues this process (GT_EXEC_ENV=<pid>.<image>); 0 if not tracing. */
 #define GT_EXEC_ENV "GOTRACE_EXEC_OF"
