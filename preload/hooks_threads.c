@@ -21,18 +21,28 @@ static int (*app_main)(int, char **, char **);
 
 /* The thread's record is gt_self, not the one it started with: a forked child adopts its
  * forking thread anew. */
-static void exit_cleanup(void *arg)
+static inline void exit_self(void)
 {
-    (void)arg;
     struct gt_thread *t = gt_self;
     if (t) tr_thread_exit(t);
+}
+
+/* The cleanup handler: runs only when a thread leaves by unwinding (pthread_exit or
+ * cancellation). A frame of its own, which test/tsan.supp names: TSan ignores the
+ * synchronization of a thread cancelled inside one of its blocking interceptors. A trampoline,
+ * so stacks captured below it end there, as below thread_trampoline. */
+GOTRACE_TRAMPOLINE static void exit_unwinding(void *arg)
+{
+    (void)arg;
+    exit_self();
+    __asm__ volatile(""); /* keeps this frame: no tail call into the tracer */
 }
 
 GOTRACE_TRAMPOLINE static int main_trampoline(int argc, char **argv, char **envp)
 {
     tr_main_start((void *)app_main);
     int r;
-    pthread_cleanup_push(exit_cleanup, NULL);
+    pthread_cleanup_push(exit_unwinding, NULL);
     r = app_main(argc, argv, envp);
     pthread_cleanup_pop(0);
     __asm__ volatile("" : "+r"(r)); /* keeps this frame: no tail call into main */
@@ -57,9 +67,10 @@ GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
     void *start_arg = t->arg;
     tr_thread_start(t);
     void *ret;
-    pthread_cleanup_push(exit_cleanup, NULL);
+    pthread_cleanup_push(exit_unwinding, NULL);
     ret = start(start_arg);
-    pthread_cleanup_pop(1);
+    pthread_cleanup_pop(0);
+    exit_self();
     __asm__ volatile("" : "+r"(ret));
     return ret;
 }

@@ -9,11 +9,19 @@
 
 struct gt_real gt_real;
 
+/* name at version binds like the program's own reference name@version: to the first object
+ * after the tracer that defines it at that version or unversioned. dlvsym alone skips the
+ * unversioned definition of an interposer that has symbol versions of its own (a sanitizer
+ * runtime's interceptor, which the program binds to): when dlsym, which finds either, finds a
+ * definition in an object other than dlvsym's, that object comes first and is the one. */
 static void *resolve(const char *name, const char *version)
 {
-    void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
-    if (!p) p = dlsym(RTLD_NEXT, name);
-    return p;
+    void *any = dlsym(RTLD_NEXT, name);
+    void *exact = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+    if (!exact) return any;
+    Dl_info a, e;
+    if (any && dladdr(any, &a) && dladdr(exact, &e) && a.dli_fbase != e.dli_fbase) return any;
+    return exact;
 }
 
 void real_init(void)

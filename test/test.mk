@@ -20,30 +20,42 @@ integration: all
 soak: all
 	@SOAK_SECONDS=60 bash test/integration/run.sh robust_scale
 
-# The integration suite against the tracer built with ASan+UBSan (test-sanitize, which must be
-# clean), and with TSan (test-tsan: a diagnostic with known false reports); not part of `make
-# test`. See docs/robustness.md, "Sanitizers". The tracer comes first in LD_PRELOAD and the
-# runtime second, as in production the tracer is the outermost interposer (it sees the
-# program's own start routines and frames; the runtime's interceptors sit between it and libc);
-# untraced runs preload the runtime alone. TSan leaves the interposition layer (hooks, entry,
-# real) uninstrumented: its runtime calls pthread_key_create, which the tracer interposes,
-# before its shadow memory exists; and it runs without stack capture: libunwind's trace-cache
-# destructor runs after TSan has finalised the exiting thread and crashes in TSan.
+# The integration suite against the tracer built with ASan+UBSan (test-asan), then with TSan
+# (test-tsan): make test-sanitize runs both and must be clean; not part of `make test`. See
+# docs/robustness.md, "Sanitizers". The tracer comes first in LD_PRELOAD and the runtime
+# second, as in production the tracer is the outermost interposer (it sees the program's own
+# start routines and frames; the runtime's interceptors sit between it and libc); untraced runs
+# preload the runtime alone. GOTRACE_SANITIZER tells the cases which runtime it is (a few skip
+# what it cannot run), and a sanitizer report on any run's stderr fails its case. TSan leaves
+# the interposition layer (hooks, entry, real) uninstrumented: its runtime calls
+# pthread_key_create, which the tracer interposes, before its shadow memory exists; it runs
+# without stack capture: libunwind's trace-cache destructor runs after TSan has finalised the
+# exiting thread and crashes in TSan; test/tsan.supp names the reports that are not the tracer's;
+# thread leaks are not reported (the only ones are the programs' own, untraced too).
 SAN_RT = $(shell $(CC) -print-file-name=lib$(1).so)
-SAN_ASAN_OPTIONS = verify_asan_link_order=0:detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
-.PHONY: test-sanitize test-tsan
+SAN_SIGNALS = handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
+SAN_ASAN_OPTIONS = verify_asan_link_order=0:detect_leaks=0:$(SAN_SIGNALS)
+SAN_TSAN_OPTIONS = suppressions=$(CURDIR)/test/tsan.supp:report_thread_leaks=0:die_after_fork=0:$(SAN_SIGNALS)
+.PHONY: test-sanitize test-asan test-tsan
 test-sanitize: all
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-tsan
+test-asan: all
 	@$(MAKE) --no-print-directory BUILD=build/asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" build/asan/libgotrace.so
-	@GOTRACE_LIB=$(CURDIR)/build/asan/libgotrace.so GOTRACE_PRELOAD=$(CURDIR)/build/asan/libgotrace.so:$(call SAN_RT,asan) \
+	@echo "== integration, ASan+UBSan"
+	@GOTRACE_SANITIZER=asan GOTRACE_LIB=$(CURDIR)/build/asan/libgotrace.so \
+	    GOTRACE_PRELOAD=$(CURDIR)/build/asan/libgotrace.so:$(call SAN_RT,asan) \
 	    GOTRACE_PLAIN_PRELOAD=$(call SAN_RT,asan) ASAN_OPTIONS=$(SAN_ASAN_OPTIONS) \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 bash test/integration/run.sh
 test-tsan: all
 	@$(MAKE) --no-print-directory BUILD=build/tsan EXTRA_CFLAGS="-fsanitize=thread" EXTRA_LDFLAGS="-fsanitize=thread" \
 	    EXTRA_CFLAGS_SKIP="$(PRELOAD_HOOKS) preload/real.c" build/tsan/libgotrace.so
-	@GOTRACE_LIB=$(CURDIR)/build/tsan/libgotrace.so GOTRACE_PRELOAD=$(CURDIR)/build/tsan/libgotrace.so:$(call SAN_RT,tsan) \
+	@echo "== integration, TSan (stack capture off)"
+	@GOTRACE_SANITIZER=tsan GOTRACE_LIB=$(CURDIR)/build/tsan/libgotrace.so \
+	    GOTRACE_PRELOAD=$(CURDIR)/build/tsan/libgotrace.so:$(call SAN_RT,tsan) \
 	    GOTRACE_PLAIN_PRELOAD=$(call SAN_RT,tsan) GOTRACE_STACKS=0 \
-	    TSAN_OPTIONS=report_signal_unsafe=0:die_after_fork=0 bash test/integration/run.sh
+	    TSAN_OPTIONS=$(SAN_TSAN_OPTIONS) bash test/integration/run.sh
 
 # Each component appends its suites to TEST_SUITES; `make test` runs them all in order.
 TEST_SUITES += unit integration

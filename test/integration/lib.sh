@@ -21,10 +21,20 @@
 #   d1_count FILE ERE          lines of the -d=1 output matching ERE (events, labels, samples)
 #   expect_status WHAT N, gotrace_lines FILE ("gotrace:" lines on a stderr capture)
 #   fail MSG, assert_eq, assert_ge, assert_le, assert_contains, assert_true
+#   skip_case REASON           end the case here, skipped (run.sh prints "SKIP name: REASON")
+#   stacks_on                  stack capture is on for the whole run (not GOTRACE_STACKS=0)
+#   stack_checks_follow        the checks after it read stacks: with stack capture off for the
+#                              whole run (GOTRACE_STACKS=0: make test-tsan), end the case here
+#                              as passed, noted "stack checks skipped"
+#   skip_part NOTE             a part of the case is not run here: passed, noted
+#   GT_SANITIZER               asan or tsan under make test-sanitize (GOTRACE_SANITIZER), else ""
 #
 # Invariants: every helper that runs a program bounds it with `timeout`; a case fails through
 # `fail` (first reason wins, kept in $CASE_DIR/reason for run.sh) or through any failing
-# command (set -e; the ERR trap records the line and command). Transitions whose from-state is
+# command (set -e; the ERR trap records the line and command); a case ends early and passes
+# only through skip_case or stack_checks_follow; these and skip_part leave their note in
+# $CASE_DIR/skipped.
+# Under a sanitizer, a run (gt_run) whose stderr holds a sanitizer report fails the case. Transitions whose from-state is
 # Undetermined, or equal to the to-state, are generation-start statuses or mid-generation
 # status fix-ups; the counting helpers never count them.
 #
@@ -38,6 +48,7 @@ GT_BUILD=$GT_ROOT/build
 GT_LIB=${GOTRACE_LIB:-$GT_BUILD/libgotrace.so} # make test-sanitize: a sanitizer build
 GT_PRELOAD=${GOTRACE_PRELOAD:-$GT_LIB}          # ...followed by its runtime
 GT_PLAIN_PRELOAD=${GOTRACE_PLAIN_PRELOAD:-}     # ...which untraced runs preload alone
+GT_SANITIZER=${GOTRACE_SANITIZER:-}             # ...named: asan or tsan
 GT_VALIDATE=$GT_BUILD/tools/gotracevalidate
 GT_RAW=$GT_BUILD/tools/gotraceraw
 GT_GO=${GT_GO:-/usr/lib/go-1.23/bin/go}
@@ -75,6 +86,32 @@ set -E
 trap 'gt_on_err $? $LINENO "$BASH_COMMAND"' ERR
 trap gt_cleanup EXIT
 trap 'gt_cleanup; exit 143' TERM INT
+
+# ---- ending early ----
+
+# skip_case REASON: the case cannot run here (a sanitizer's limits); it ends, skipped.
+skip_case() {
+    printf 'SKIP: %s\n' "$*" >"$CASE_DIR/skipped"
+    echo "skipped: $*"
+    exit 0
+}
+
+# stacks_on: whether stack capture is on for the whole run.
+stacks_on() { [ "${GOTRACE_STACKS:-1}" != 0 ]; }
+
+# stack_checks_follow: ends the case, passed with a note, when stack capture is off for the
+# whole run; the programs already ran and their non-stack checks held.
+stack_checks_follow() {
+    ! stacks_on || return 0
+    skip_part "stack checks skipped: GOTRACE_STACKS=0"
+    exit 0
+}
+
+# skip_part NOTE: a part of the case is not run here (a sanitizer's limits); run.sh shows NOTE.
+skip_part() {
+    echo "$*" >>"$CASE_DIR/skipped"
+    echo "$*"
+}
 
 # ---- assertions (WHAT describes the quantity, for the message) ----
 
@@ -146,7 +183,15 @@ gt_run() { # gt_run TAG traced(0/1) ENV... -- CMD...
     if [ "$RUN_STATUS" = 124 ] || [ "$RUN_STATUS" = 137 ]; then
         fail "$tag: ${GT_CMD[*]} did not finish within ${RUN_TIMEOUT}s (status $RUN_STATUS)"
     fi
-    return 0
+    gt_no_sanitizer_report "$tag" "$RUN_ERR"
+}
+
+# gt_no_sanitizer_report TAG FILE: under a sanitizer, FILE (a run's stderr) holds no report.
+gt_no_sanitizer_report() {
+    [ -n "$GT_SANITIZER" ] || return 0
+    local first
+    first=$(grep -m1 -E '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer|SUMMARY: (Address|Undefined|Thread)Sanitizer)|runtime error:' "$2" || true)
+    [ -z "$first" ] || fail "$1: sanitizer report: $first (see $(basename "$2"))"
 }
 
 trace_run() {

@@ -2,8 +2,10 @@
 # run.sh: runs the integration cases test/integration/cases/*.sh (or those named on the
 # command line, by file name without .sh), one after the other, each with lib.sh sourced, in
 # its own work dir build/itest/<case>/ and bounded by `timeout`.
-# Prints "PASS name" or "FAIL name: reason" per case, then "N passed, M failed" alone on a
-# line; exits 1 if any case failed, 2 if the tools are missing.
+# Prints "PASS name", "PASS name (notes)" (parts not run: lib.sh's skip_part),
+# "SKIP name: reason" (lib.sh's skip_case) or "FAIL name: reason" per case, then
+# "N passed, S skipped, M failed" alone on a line; exits 1 if any case failed, 2 if the tools
+# are missing.
 # A case may set its time limit with a line "# itest-timeout: SECONDS" (default 90).
 # ITEST_VERBOSE=1 prints the tail of a failing case's log.
 set -euo pipefail
@@ -28,9 +30,9 @@ case_timeout() {
     echo "${t:-90}"
 }
 
-# run_case FILE: runs one case, prints its PASS/FAIL line, returns its success.
+# run_case FILE: runs one case, prints its line; returns 0 (passed), 3 (skipped) or 1.
 run_case() {
-    local file=$1 name dir rc=0 reason
+    local file=$1 name dir rc=0 reason note
     name=$(basename "$file" .sh)
     dir=$root/build/itest/$name
     rm -rf "$dir"
@@ -39,7 +41,15 @@ run_case() {
         bash -c 'set -euo pipefail; source "$1"; source "$2"' _ "$here/lib.sh" "$file" \
         >"$dir/case.log" 2>&1 || rc=$?
     if [ "$rc" = 0 ]; then
-        echo "PASS $name"
+        note=$(awk 'NR > 1 { printf "; " } { printf "%s", $0 }' "$dir/skipped" 2>/dev/null || true)
+        case $note in
+        "") echo "PASS $name" ;;
+        "SKIP: "*)
+            echo "SKIP $name: ${note#SKIP: }"
+            return 3
+            ;;
+        *) echo "PASS $name ($note)" ;;
+        esac
         return 0
     fi
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -56,7 +66,7 @@ run_case() {
 
 main() {
     check_tools
-    local files=() f passed=0 failed=0
+    local files=() f passed=0 skipped=0 failed=0 rc
     if [ $# -gt 0 ]; then
         for f in "$@"; do
             [ -f "$here/cases/$f.sh" ] || {
@@ -70,9 +80,15 @@ main() {
     fi
     mkdir -p build/itest
     for f in "${files[@]}"; do
-        if run_case "$f"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        rc=0
+        run_case "$f" || rc=$?
+        case $rc in
+        0) passed=$((passed + 1)) ;;
+        3) skipped=$((skipped + 1)) ;;
+        *) failed=$((failed + 1)) ;;
+        esac
     done
-    echo "$passed passed, $failed failed"
+    echo "$passed passed, $skipped skipped, $failed failed"
     [ "$failed" = 0 ]
 }
 

@@ -29,6 +29,7 @@ seq=$(grep -oE ' G=1 Region(Begin|End) .*Type="[a-z]+"' "$t.d1" | sed -E 's/.* (
 assert_eq "$seq" "RegionBegin:phase RegionBegin:step RegionEnd:step RegionBegin:step RegionEnd:step RegionBegin:step RegionEnd:step RegionEnd:phase RegionBegin:open RegionEnd:open " "main's regions in order"
 # The events' stacks start at the header's inline function, called from main (the library's
 # own frames are skipped).
+stack_checks_follow
 frames=$(awk '/^M=/ { in_l = ($0 ~ / Log .*Category="cat"/) } in_l && /^\t[^\t]/ { printf "%s ", $1 }
               in_l && /^$/ { print ""; in_l = 0 }' "$t.d1" | sort | uniq -c | sed 's/^ *//')
 assert_eq "$frames" "3 gotrace_log main " "log stacks"

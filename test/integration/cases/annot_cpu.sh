@@ -12,6 +12,7 @@ gid=$(gids_started_at "$t" busy)
 n=$(d1_count "$t" ' StackSample ')
 assert_ge "$n" 30 "StackSample events"
 assert_le "$n" 130 "StackSample events"
+stack_checks_follow
 busy=$(awk -v g="G=$gid" '/^M=/ { in_s = ($3 == g && $4 == "StackSample") } in_s && /^\tbusy_loop @/ { n++ }
                         END { print n + 0 }' "$t.d1")
 assert_ge "$busy" 30 "samples of G$gid naming busy_loop"

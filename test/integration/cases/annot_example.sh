@@ -27,5 +27,6 @@ assert_eq "$(d1_count "$t" ' Log .*Category="result"')" 40 "result logs"
 for n in worker-0 worker-1 janitor; do
     assert_ge "$(d1_count "$t" " Label .*Label=\"$n\" Resource=Goroutine")" 1 "label $n"
 done
+stack_checks_follow
 assert_ge "$(awk '/^M=/ { in_s = ($4 == "StackSample") } in_s && /^\tcompute @/ { n++ }
                 END { print n + 0 }' "$t.d1")" 10 "samples in compute"

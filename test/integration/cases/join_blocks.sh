@@ -20,11 +20,12 @@ case " $seq" in
 *" Running->Waiting Waiting->Runnable Runnable->Running "*) ;;
 *) fail "main's transitions lack block, wake-up, restart in order: $seq" ;;
 esac
-nostack=$(gt_trans "$tr" | awk -F'\t' -v g="$main" \
-    '$1 == g && $2 == "Waiting" && $3 == "Runnable" && $6 == "" { n++ } END { print n + 0 }')
-assert_eq "$nostack" 0 "main's wake-ups without a stack"
 
 child=$(gids_started_at "$tr" slow_worker)
 assert_eq "$(echo "$child" | grep -c .)" 1 "goroutines started at slow_worker"
 assert_eq "$(count_trans "$tr" Running NotExist "$child")" 1 "ends of the child"
 check_balanced "$tr"
+stack_checks_follow
+nostack=$(gt_trans "$tr" | awk -F'\t' -v g="$main" \
+    '$1 == g && $2 == "Waiting" && $3 == "Runnable" && $6 == "" { n++ } END { print n + 0 }')
+assert_eq "$nostack" 0 "main's wake-ups without a stack"

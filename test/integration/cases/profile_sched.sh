@@ -10,6 +10,7 @@ trace_run run -- "$prog" 300
 expect_status sync_pingpong 0
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
+stack_checks_follow
 assert_ge "$(pprof_total_ms "$tr" sched)" 1 "sched profile total (ms, rounded)"
 for want in pthread_cond_signal play ping pong; do
     assert_true "sched profile names $want" pprof_names "$tr" sched "$want"

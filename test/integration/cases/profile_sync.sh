@@ -10,6 +10,7 @@ trace_run run -- "$prog"
 expect_status sync_hold 0
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
+stack_checks_follow
 assert_within "sync profile total (ms)" "$(pprof_total_ms "$tr" sync)" 500 10
 line=$(grep -n 'the known wait' "$GT_PROGS/sync_hold.c" | cut -d: -f1)
 for want in pthread_mutex_lock wait_for_lock "sync_hold.c:$line"; do

@@ -8,6 +8,7 @@ trace_run run -- "$prog"
 expect_status sync_pipe 0
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
+stack_checks_follow
 assert_within "syscall profile total (ms)" "$(pprof_total_ms "$tr" syscall)" 300 10
 for want in read read_all; do
     assert_true "syscall profile names $want" pprof_names "$tr" syscall "$want"

@@ -2,7 +2,8 @@
 # scripts/setup.sh) run traced and untraced on generated input: xz -T2, zstd -T2, pigz,
 # sort --parallel=2 (10 MB of lines, 1 MB buffer: several runs, each sorted in threads), python3 with
 # threading (real/threads.py), a C++ std::thread program (progs/cxx_threads.cc). For each: the
-# same stdout bytes and exit status, no "gotrace:" line, and a valid trace.
+# same stdout bytes and exit status, no "gotrace:" line, and a valid trace. python3 is not run
+# under TSan: it dies at start under the TSan runtime alone, untraced.
 # itest-timeout: 150
 
 for tool in xz zstd pigz sort python3; do
@@ -35,5 +36,9 @@ check_same xz xz -T2 -0 --block-size=1MiB -c "$in"
 check_same zstd zstd -T2 -3 -c "$in"
 check_same pigz pigz -p 2 -c "$in"
 check_same sort sort --parallel=2 -S 1M "$in"
-check_same python python3 "$GT_ROOT/test/integration/real/threads.py"
+if [ "$GT_SANITIZER" = tsan ]; then
+    skip_part "python3 not run: it crashes at start under the TSan runtime alone, untraced"
+else
+    check_same python python3 "$GT_ROOT/test/integration/real/threads.py"
+fi
 check_same cxx "$cxx"

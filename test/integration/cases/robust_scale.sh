@@ -19,7 +19,7 @@ assert_eq "$(count_trans "$RUN_TRACE" NotExist Runnable)" 10001 "creations (1000
 assert_eq "$(gids_started_at "$RUN_TRACE" member | grep -c .)" 10000 "threads started at member"
 t_peak=$(awk '/^peak/ {print $2}' "$RUN_ERR")
 echo "10000 threads: peak RSS $t_peak KiB traced, $p_peak KiB untraced"
-if [ -z "$GT_PLAIN_PRELOAD" ]; then # a sanitizer's runtime (make test-sanitize) has its own
+if [ -z "$GT_SANITIZER" ]; then # a sanitizer's runtime (make test-sanitize) has its own
     assert_le "$t_peak" $((160 * 1024)) "peak RSS (KiB) of 10000 threads, 1000 alive"
 fi
 

@@ -6,7 +6,8 @@
 # with threads running: same output ("ok": every call behaved as with no tracer descriptor),
 # status 0, and the trace stays valid and shows the thread started after the cleanup
 # (after_close) created and ended. "main-exit": main calls pthread_exit with a worker running:
-# same output and status 0 (no tracer thread keeps the process alive), valid trace.
+# same output and status 0 (no tracer thread keeps the process alive), valid trace; not run
+# under TSan, whose own background thread keeps such a process alive, untraced too.
 
 prog=$(build_prog robust_side_effects)
 plain_run plain -- "$prog" report
@@ -16,7 +17,12 @@ expect_status "report traced" 0
 cmp -s "$p_out" "$RUN_OUT" || fail "process state differs: $(diff "$p_out" "$RUN_OUT" | head -c 400)"
 validate "$RUN_TRACE"
 
-for mode in closefrom close_range close-loop dup2-trace main-exit; do
+modes="closefrom close_range close-loop dup2-trace main-exit"
+if [ "$GT_SANITIZER" = tsan ]; then # TSan's background thread outlives main, untraced too
+    modes=${modes% main-exit}
+    skip_part "main-exit not run: under TSan such a process never exits, untraced too"
+fi
+for mode in $modes; do
     plain_run "plain-$mode" -- "$prog" "$mode"
     expect_status "$mode untraced" 0
     assert_eq "$(cat "$RUN_OUT")" ok "$mode untraced output"

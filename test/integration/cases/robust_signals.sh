@@ -13,7 +13,11 @@ trace_run handlers GOTRACE_PERIOD_MS=20 -- "$prog" handlers
 expect_status handlers 0
 assert_eq "$(cat "$RUN_OUT")" ok "handlers output"
 validate "$RUN_TRACE"
-assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" "sync: semaphore")" 1 "main's sem_wait blocks"
+if [ "$GT_SANITIZER" = tsan ]; then # its deferred handlers post before the hook's sem_trywait
+    skip_part "main's sem_wait blocks not counted: TSan runs the handlers at its next intercepted call"
+else
+    assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" "sync: semaphore")" 1 "main's sem_wait blocks"
+fi
 assert_ge "$(generations "$RUN_TRACE")" 3 "generations"
 
 for mode in segv segv-handler abort assert; do

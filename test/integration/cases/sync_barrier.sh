@@ -21,6 +21,7 @@ done
 assert_ge "$total" 60 "barrier blocks"
 assert_le "$total" 80 "barrier blocks"
 assert_ge "$((others * 4))" "$((total * 3))" "barrier waits ended by the round's last thread (x4)"
+stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "barrier") && $6 != "pthread_barrier_wait|member"')
 [ -z "$bad" ] || fail "barrier blocks with unexpected stacks: $(echo "$bad" | head -3)"
 check_balanced "$tr"

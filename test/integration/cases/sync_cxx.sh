@@ -20,6 +20,7 @@ tr=$RUN_TRACE
 gt_trans "$tr" >"$tr.sel"
 reason_count() { awk -F'\t' -v r="$1" '$2 == "Running" && $3 == "Waiting" && $4 == r' "$tr.sel" | grep -c . || true; }
 # Thread entry points are named by std::thread's state object; count by reason and stack.
+stack_checks_follow
 lockers=$(awk -F'\t' '$3 == "Waiting" && $4 == "sync: mutex" && index($6, "locker")' "$tr.sel" | grep -c . || true)
 assert_eq "$lockers" 3 "lockers' mutex blocks"
 readers=$(awk -F'\t' '$3 == "Waiting" && $4 == "sync: rwlock read" && index($6, "shared_reader")' "$tr.sel" | grep -c . || true)

@@ -34,7 +34,8 @@ for g in "$gping" "$gpong"; do
         fail "G$g: a wake-up not followed by its start: $seq" ;;
     esac
 done
+check_balanced "$tr"
+stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "condvar") &&
           $6 !~ /^pthread_cond_wait\|play\|(ping|pong)$/ { n++ } END { print n + 0 }')
 assert_eq "$bad" 0 "condvar blocks whose stack is not pthread_cond_wait|play|ping/pong"
-check_balanced "$tr"

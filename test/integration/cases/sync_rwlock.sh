@@ -19,9 +19,10 @@ done
 for g in $(gids_started_at "$tr" writer); do
     assert_ge "$(blocks "$tr" "$g" 'sync: rwlock write')" 1 "writer G$g's write-lock blocks"
 done
+assert_eq "$(blocks "$tr" 1 rwlock)" 0 "main's rwlock blocks (its relocks fail at once)"
+check_balanced "$tr"
+stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "rwlock") &&
     !(($4 == "sync: rwlock read" && $6 ~ /^pthread_rwlock_(rd|timedrd|clockrd)lock\|reader$/) ||
       ($4 == "sync: rwlock write" && $6 ~ /^pthread_rwlock_(wr|timedwr|clockwr)lock\|writer$/))')
 [ -z "$bad" ] || fail "rwlock blocks with unexpected reason or stack: $(echo "$bad" | head -3)"
-assert_eq "$(blocks "$tr" 1 rwlock)" 0 "main's rwlock blocks (its relocks fail at once)"
-check_balanced "$tr"

@@ -20,7 +20,8 @@ n=$(blocks "$tr" "$gc" 'sync: semaphore')
 assert_ge "$n" 30 "consumer's semaphore blocks"
 assert_eq "$(woken_by "$tr" "$gc" "$(gid_m "$tr" "$gp")" 'sync: semaphore')" "$n" \
     "consumer's semaphore waits ended by the producer"
+check_balanced "$tr"
+stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' -v g="$gc" '$1 == g && (($3 == "Waiting" &&
     $6 !~ /^sem_(wait|timedwait|clockwait)\|consumer$/) || ($2 == "Waiting" && $6 != "sem_post|producer"))')
 [ -z "$bad" ] || fail "consumer transitions with unexpected stacks: $(echo "$bad" | head -3)"
-check_balanced "$tr"

@@ -10,8 +10,9 @@ expect_status sync_sleep 0
 assert_eq "$(cat "$RUN_OUT")" ok "program output"
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
-assert_eq "$(leaves "$tr" Waiting 1 | tr '\n' ' ')" "usleep nanosleep clock_nanosleep clock_nanosleep " \
-    "main's blocks"
 assert_eq "$(blocks "$tr" 1 sleep)" 4 "main's blocks with reason sleep"
 assert_eq "$(self_woken "$tr" 1)" 4 "main's wake-ups written by itself"
 check_balanced "$tr"
+stack_checks_follow
+assert_eq "$(leaves "$tr" Waiting 1 | tr '\n' ' ')" "usleep nanosleep clock_nanosleep clock_nanosleep " \
+    "main's blocks"

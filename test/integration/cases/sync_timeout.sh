@@ -12,8 +12,9 @@ validate "$RUN_TRACE"
 tr=$RUN_TRACE
 
 g=$(gids_started_at "$tr" timer)
+assert_eq "$(self_woken "$tr" "$g")" 5 "timer's wake-ups written by itself"
+check_balanced "$tr"
+stack_checks_follow
 got=$(leaves "$tr" Waiting "$g" | tr '\n' ' ')
 assert_eq "$got" "pthread_cond_timedwait pthread_cond_clockwait pthread_mutex_timedlock pthread_rwlock_timedwrlock sem_timedwait " \
     "timer's blocks"
-assert_eq "$(self_woken "$tr" "$g")" 5 "timer's wake-ups written by itself"
-check_balanced "$tr"

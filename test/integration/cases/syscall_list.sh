@@ -14,7 +14,8 @@ validate "$RUN_TRACE"
 tr=$RUN_TRACE
 want="open write pwrite writev fsync fdatasync pread readv read open openat close flock fcntl"
 want="$want send recv sendto recvfrom sendmsg recvmsg connect accept waitpid wait syscall "
+assert_eq "$(count_trans "$tr" Syscall Running 1)" "$(echo $want | wc -w)" "main's syscall ends"
+stack_checks_follow
 assert_eq "$(leaves "$tr" Syscall 1 | tr '\n' ' ')" "$want" "main's syscalls"
 bad=$(gt_trans "$tr" | awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 !~ /^[a-z0-9]+\|main$/')
 [ -z "$bad" ] || fail "syscall stacks other than CALL|main: $(echo "$bad" | head -3)"
-assert_eq "$(count_trans "$tr" Syscall Running 1)" "$(echo $want | wc -w)" "main's syscall ends"

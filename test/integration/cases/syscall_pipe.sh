@@ -11,10 +11,11 @@ assert_eq "$(cat "$RUN_OUT")" "reads 16 writes 15" "program output"
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
 gw=$(gids_started_at "$tr" writer)
+assert_eq "$(count_trans "$tr" Running Syscall)" "$(count_trans "$tr" Syscall Running)" "syscall begins vs ends"
+stack_checks_follow
 gt_trans "$tr" >"$tr.sel"
 reads=$(awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 == "read|read_all|main"' "$tr.sel" | grep -c . || true)
 assert_eq "$reads" 16 "main's read syscalls"
 writes=$(awk -F'\t' -v g="$gw" '$1 == g && $3 == "Syscall" && $6 == "write|writer"' "$tr.sel" | grep -c . || true)
 assert_eq "$writes" 15 "writer's write syscalls"
 assert_eq "$(leaves "$tr" Syscall "$gw" | tail -n1)" close "writer's last syscall"
-assert_eq "$(count_trans "$tr" Running Syscall)" "$(count_trans "$tr" Syscall Running)" "syscall begins vs ends"

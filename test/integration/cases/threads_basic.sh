@@ -19,6 +19,7 @@ for g in $workers; do
     assert_ge "$(count_trans "$tr" Runnable Running "$g")" 1 "starts of worker G$g"
     assert_eq "$(count_trans "$tr" Running NotExist "$g")" 1 "ends of worker G$g"
     assert_eq "$(start_stack "$tr" "$g")" worker "start stack of G$g"
+    stacks_on || continue
     cs="|$(creator_stack "$tr" "$g")|"
     case "$cs" in *"|pthread_create"*) ;; *) fail "creator stack of G$g lacks pthread_create: $cs" ;; esac
     case "$cs" in *"|spawn_workers|"*) ;; *) fail "creator stack of G$g lacks spawn_workers: $cs" ;; esac
@@ -31,3 +32,4 @@ main=$(main_gid)
 assert_eq "$(count_trans "$tr" NotExist Runnable "$main")" 1 "main's own creation"
 assert_ge "$(count_trans "$tr" Runnable Running "$main")" 1 "main's starts"
 check_balanced "$tr"
+stack_checks_follow
