@@ -4,7 +4,7 @@
 # its own work dir build/itest/<case>/ and bounded by `timeout`.
 # Prints "PASS name", "PASS name (notes)" (parts not run: lib.sh's skip_part),
 # "SKIP name: reason" (lib.sh's skip_case) or "FAIL name: reason" per case, then
-# "N passed, S skipped, M failed" alone on a line; exits 1 if any case failed, 2 if the tools
+# "N passed, M failed, S skipped" alone on a line; exits 1 if any case failed, 2 if the tools
 # are missing.
 # A case may set its time limit with a line "# itest-timeout: SECONDS" (default 90).
 # ITEST_VERBOSE=1 prints the tail of a failing case's log.
@@ -88,7 +88,7 @@ main() {
         *) failed=$((failed + 1)) ;;
         esac
     done
-    echo "$passed passed, $skipped skipped, $failed failed"
+    echo "$passed passed, $failed failed, $skipped skipped"
     [ "$failed" = 0 ]
 }
 
