@@ -64,6 +64,20 @@ void thread_register(struct gt_thread *t)
     spin_unlock(&reg_lock);
 }
 
+void thread_requeue(struct gt_thread *t)
+{
+    spin_lock(&reg_lock);
+    struct gt_thread **pp = &reg_head;
+    while (*pp && *pp != t) pp = &(*pp)->next;
+    if (*pp && t != reg_tail) {
+        *pp = t->next;
+        t->next = NULL;
+        reg_tail->next = t;
+        reg_tail = t;
+    }
+    spin_unlock(&reg_lock);
+}
+
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
 {
     spin_lock(&reg_lock);

@@ -86,6 +86,9 @@ struct gt_thread {
 /* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
 struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
+/* Moves registered thread t to the end of the registry: its batches are then written after
+ * those of every thread registered before now (another record of its M that wrote first). */
+void thread_requeue(struct gt_thread *t);
 /* Walks the registry; the callback must not register threads. Holds the registry lock. */
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx);
 /* The registered, not exited thread whose pthread_t is th, or NULL. */

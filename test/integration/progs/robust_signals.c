@@ -5,7 +5,9 @@
  * posts, then prints "ok". The other modes run 2 threads of mutex work for about 150 ms, start
  * one thread at before_end, then: "segv" writes through NULL; "segv-handler" does so with a
  * SIGSEGV handler that prints "caught" and calls _exit(3); "abort" calls abort(); "assert"
- * fails an assert(). */
+ * fails an assert(). "start": 300 times, creates a thread at started and sends it SIGUSR1 at
+ * once (the same handler), so the handler often runs in the new thread before its start
+ * routine, then joins it; prints "ok". */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +79,27 @@ static int handlers(void)
     return 0;
 }
 
+static void *started(void *arg) { return arg; }
+
+static int start(void)
+{
+    CHECK(sem_init(&sem, 0, 0));
+    if (pipe2(pipefd, O_NONBLOCK) != 0) return 1;
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigaction(SIGUSR1, &sa, NULL);
+    char buf[64];
+    for (int i = 0; i < 300; i++) {
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, started, NULL));
+        CHECK(pthread_kill(t, SIGUSR1));
+        CHECK(pthread_join(t, NULL));
+        while (read(pipefd[0], buf, sizeof buf) > 0) {
+        }
+    }
+    puts("ok");
+    return 0;
+}
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long counter;
 static void *work(void *arg)
@@ -104,6 +127,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "handlers";
     if (strcmp(mode, "handlers") == 0) return handlers();
+    if (strcmp(mode, "start") == 0) return start();
     pthread_t t[3];
     for (int i = 0; i < 2; i++)
         CHECK(pthread_create(&t[i], NULL, work, NULL));
