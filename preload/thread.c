@@ -109,7 +109,8 @@ void thread_reap(uint64_t gen)
     struct gt_thread **pp = &reg_head, *prev = NULL;
     while (*pp) {
         struct gt_thread *t = *pp;
-        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen) {
+        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen &&
+            !atomic_load_explicit(&t->creating, memory_order_acquire)) {
             *pp = t->next;
             if (reg_tail == t) reg_tail = prev;
             t->next = limbo[0];

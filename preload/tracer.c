@@ -287,6 +287,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     }
     child->start = start;
     child->arg = arg;
+    atomic_store(&child->creating, 1); /* until tr_create_done / tr_create_failed */
     uint64_t stk = stack_capture();
     uintptr_t pc = (uintptr_t)start + 1;
     uint64_t named = stack_from_pcs(&pc, 1);
@@ -306,11 +307,19 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     return child;
 }
 
+void tr_create_done(struct gt_thread *child, pthread_t handle)
+{
+    pthread_t unset = 0; /* or the child stored it itself (the same value) */
+    atomic_compare_exchange_strong(&child->handle, &unset, handle);
+    atomic_store_explicit(&child->creating, 0, memory_order_release);
+}
+
 void tr_create_failed(struct gt_thread *child)
 {
     atomic_store(&child->gword, word_make(atomic_load(&gt_gen), GT_G_DEAD, 0));
     child->exit_gen = atomic_load(&gt_gen);
     atomic_store_explicit(&child->exited, 1, memory_order_release);
+    atomic_store_explicit(&child->creating, 0, memory_order_release);
     atomic_fetch_sub(&gt_live, 1);
 }
 
