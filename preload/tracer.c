@@ -342,7 +342,7 @@ GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
     gt_internal = 0;
     atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
-    if (early && !early->depth && !atomic_load(&early->exited) && atomic_load(&early->p)) {
+    if (early && !atomic_load(&early->exited) && atomic_load(&early->p)) {
         early->depth = 1;
         thread_end(early, 0);
         thread_requeue(t); /* early, registered after t, wrote this M's first events */
