@@ -1,7 +1,7 @@
 # robust_signals: signals (progs/robust_signals.c). "handlers": 3000 signal handlers calling
 # write/pthread_mutex_trylock/sem_post interrupt a thread in hooked waits and syscalls (and
 # the tracer itself), GOTRACE_PERIOD_MS=20: finishes with "ok", valid trace, main blocked in
-# sem_wait. "start": a signal sent to each of 300 new threads at once runs a handler that calls
+# sem_wait (its first wait, posted only by a one-shot timer, blocks whatever the load). "start": a signal sent to each of 300 new threads at once runs a handler that calls
 # hooks before the thread's start routine (and before the tracer's start of the thread): valid
 # trace, 300 goroutines named by the start routine, each started and ended once. Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
 # status, stdout and stderr as untraced; the trace validates; after abort(), assert() and

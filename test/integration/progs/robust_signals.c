@@ -1,4 +1,6 @@
-/* robust_signals MODE. "handlers": a 200 us SIGALRM timer and a thread sending SIGUSR1 to main
+/* robust_signals MODE. "handlers": main first waits in sem_wait for a one-shot SIGALRM's post
+ * (so it blocks there at least once whatever the load); then a 200 us SIGALRM timer and a
+ * thread sending SIGUSR1 to main
  * interrupt main while it waits in sem_wait, read, pthread_cond_timedwait and nanosleep; both
  * handlers call write() on a pipe, pthread_mutex_trylock/unlock and sem_post (hooked calls
  * inside handlers that interrupt waits, syscalls and the tracer itself). Main consumes 3000
@@ -51,13 +53,20 @@ static int handlers(void)
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
     sigaction(SIGALRM, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
+    char buf[64];
+    /* One sem_wait that blocks whatever the load: before the storm, only a one-shot timer 50 ms
+     * later posts (sem_wait is not restarted after a handler: EINTR, then the post is there). */
+    struct itimerval once = {{0, 0}, {0, 50000}};
+    setitimer(ITIMER_REAL, &once, NULL);
+    while (sem_wait(&sem) != 0) {
+    }
+    (void)!read(pipefd[0], buf, 1);
     pthread_t self = pthread_self(), s;
     CHECK(pthread_create(&s, NULL, sender, &self));
     struct itimerval it = {{0, 200}, {0, 200}};
     setitimer(ITIMER_REAL, &it, NULL);
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
-    char buf[64];
     for (int got = 0; got < 3000;) {
         if (sem_wait(&sem) == 0) got++;
         (void)!read(pipefd[0], buf, 1);
