@@ -38,6 +38,8 @@ struct bytes {
 
 static struct {
     int fd;
+    dev_t dev; /* the output file the tracer opened (fd may be replaced behind its back) */
+    ino_t ino;
     char path[GT_PATH_MAX];
     uint32_t period_ms;
     size_t flush_bytes;
@@ -224,6 +226,15 @@ static int output_fd(void)
     return F.fd;
 }
 
+/* F.fd still refers to the file open_output opened: the hooks keep the program off it, but a
+ * system call they do not see (inline assembly, libc's internal calls) can close or replace it,
+ * and the tracer must then not write, truncate or close what the number refers to now. */
+static int output_intact(void)
+{
+    struct stat st;
+    return fstat(F.fd, &st) == 0 && st.st_dev == F.dev && st.st_ino == F.ino;
+}
+
 /* One CPU sample; the batch opens with the first sample (an empty one is not written). */
 static void visit_sample(void *ctx, const uint64_t rec[5])
 {
@@ -285,6 +296,16 @@ static void write_generation(uint64_t gen)
     put_uv(&F.out, GT_TICKS_PER_SEC);
     struct_end();
     if (atomic_load(&F.failed)) return;
+    if (output_fd() >= 0 && !output_intact()) {
+        fds_forget(F.fd); /* the number is the program's now: never closed or truncated here */
+        F.fd = -1;
+        atomic_store(&F.failed, 1);
+        atomic_store(&gt_on, 0);
+        gt_log("the program closed or replaced the descriptor of %s behind the tracer's back "
+               "(a raw system call); tracing stops, the file keeps %llu complete generation(s)",
+               F.path, (unsigned long long)F.file_gen);
+        return;
+    }
     if (output_fd() < 0 || write_all(F.out.p, F.out.len) < 0) {
         int e = errno;
         if (ftruncate(F.fd, F.good_size) < 0) { /* keep what was whole; nothing else to do */
@@ -415,8 +436,11 @@ static int open_output(const char *path)
         if (fd < 0) return -1;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
             struct stat st;
-            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ftruncate(fd, 0) == 0))
+            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ftruncate(fd, 0) == 0)) {
+                F.dev = st.st_dev;
+                F.ino = st.st_ino;
                 return fds_keep(fd, move_output);
+            }
             REAL(close)(fd);
             return -1;
         }
@@ -433,7 +457,7 @@ static void close_output(void)
 {
     if (F.fd < 0) return;
     fds_forget(F.fd);
-    REAL(close)(F.fd);
+    if (output_intact()) REAL(close)(F.fd);
     F.fd = -1;
 }
 

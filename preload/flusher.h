@@ -6,7 +6,10 @@
  * Invariants: only one switch runs at a time (the flush lock); generations are written in
  * order, each complete and self-contained, numbered 1, 2, 3... in the file; after a write
  * error or memory exhaustion nothing more is written, so the file keeps only whole
- * generations; the flusher thread never emits events (gt_internal). */
+ * generations; the flusher thread never emits events (gt_internal). Before each write it checks
+ * that its descriptor still refers to the file it opened (device and inode): one the program
+ * closed or replaced with a system call the hooks do not see ends tracing with one message,
+ * and is never written, truncated or closed by the tracer. */
 #ifndef GOTRACE_FLUSHER_H
 #define GOTRACE_FLUSHER_H
 #include "config.h"

@@ -34,11 +34,10 @@ EXPORT void closefrom(int lo)
 }
 
 #define DUP_HOOK(from, to, call)                                                                   \
-    if (fds_kept(from)) {                                                                          \
+    if (!fds_dup_allowed(from, to)) {                                                              \
         errno = EBADF;                                                                             \
         return -1;                                                                                 \
     }                                                                                              \
-    if ((from) != (to)) fds_yield(to);                                                             \
     return call
 
 EXPORT int dup2(int from, int to) { DUP_HOOK(from, to, REAL(dup2)(from, to)); }

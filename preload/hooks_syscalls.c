@@ -8,7 +8,7 @@
  * cannot block (WNOHANG, LOCK_NB, MSG_DONTWAIT, fcntl other than the waiting lock commands,
  * syscall() other than a futex wait) passes straight through. What the tracer opens goes to
  * a high descriptor number, and the tracer's kept descriptors look closed to the program
- * (fds.h). */
+ * (fds.h), through syscall(SYS_close / SYS_close_range / SYS_dup2 / SYS_dup3) as well. */
 #include "fds.h"
 #include "hooks.h"
 #include "real.h"
@@ -162,12 +162,9 @@ EXPORT int openat64(int dir, const char *path, int flags, ...)
 
 EXPORT int close(int fd)
 {
-    if (fds_kept(fd)) {
-        if (!in_tracer() || fds_owned(fd)) {
-            errno = EBADF; /* not open, as far as the program (or libunwind's stale pipe) knows */
-            return -1;
-        }
-        fds_forget(fd);
+    if (!fds_close_allowed(fd, in_tracer())) {
+        errno = EBADF; /* not open, as far as the program (or libunwind's stale pipe) knows */
+        return -1;
     }
     return SYSCALL(REAL(close)(fd));
 }
@@ -223,7 +220,7 @@ EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
     return SYSCALL_IF(!(options & WNOHANG), REAL(waitid)(type, id, info, options));
 }
 
-/* ---- syscall(): futex waits only ---- */
+/* ---- syscall(): futex waits traced; descriptor calls kept off the tracer's ---- */
 
 static int futex_waits(long nr, long op)
 {
@@ -243,13 +240,43 @@ static int futex_waits(long nr, long op)
     }
 }
 
+static int raw_close_range(unsigned lo, unsigned hi, int flags)
+{
+    return (int)REAL(syscall)(SYS_close_range, lo, hi, flags);
+}
+
+/* The descriptor calls of fds.h made as raw system calls: the same rules as their functions.
+ * int arguments arrive in long words whose upper half is undefined: cast before use. 1 if
+ * handled (result in *r), 0 to forward. */
+static int fd_syscall(long nr, const long a[6], long *r)
+{
+    switch (nr) {
+    case SYS_close:
+        if (fds_close_allowed((int)a[0], in_tracer())) return 0;
+        break;
+    case SYS_dup2:
+    case SYS_dup3:
+        if (fds_dup_allowed((int)a[0], (int)a[1])) return 0;
+        break;
+    case SYS_close_range:
+        *r = fds_close_range((unsigned)a[0], (unsigned)a[1], (int)a[2], raw_close_range);
+        return 1;
+    default:
+        return 0;
+    }
+    errno = EBADF;
+    *r = -1;
+    return 1;
+}
+
 EXPORT long syscall(long nr, ...)
 {
     va_list ap;
-    long a[6];
+    long a[6], r;
     va_start(ap, nr);
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
+    if (fd_syscall(nr, a, &r)) return r;
     return SYSCALL_IF(futex_waits(nr, a[1]), REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 }

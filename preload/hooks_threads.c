@@ -86,8 +86,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
         tr_create_failed(child);
         return r;
     }
-    pthread_t unset = 0; /* known now, so a name given before the child runs finds it */
-    atomic_compare_exchange_strong(&child->handle, &unset, *th);
+    tr_create_done(child, *th);
     return r;
 }
 

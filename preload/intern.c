@@ -3,7 +3,10 @@
  * by id, and an mmap'd bump arena holding the key bytes. Insert claims an empty slot by CAS
  * with (tag << 32), takes the next id, copies the key, fills entries[id], then publishes
  * (tag << 32 | id) with a release store; readers acquire the slot before reading the entry.
- * A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0. */
+ * A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0.
+ * An insert records the slot it claims before the claim (claim_begin) and clears the record
+ * after publishing (claim_end): a forked child, which sees a prefix of each parent thread's
+ * writes, sees the record of every claim it sees. Every set is listed (sets[]) for that repair. */
 #include "intern.h"
 
 #include "log.h"
@@ -28,6 +31,9 @@ struct intern_chunk {
     uint64_t size;
     unsigned char data[];
 };
+
+static struct intern_set *sets[INTERN_MAX_SETS];
+static int nsets;
 
 static void *map(size_t size)
 {
@@ -55,7 +61,60 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     struct intern_chunk *c = chunk_new();
     if (!s->slots || !s->entries || !c) return -1;
     atomic_store_explicit(&s->chunk, c, memory_order_release);
+    int listed = 0;
+    for (int i = 0; i < nsets; i++) listed |= sets[i] == s;
+    if (!listed && nsets < INTERN_MAX_SETS) sets[nsets++] = s;
     return 0;
+}
+
+/* A claimed, unpublished slot: only a parent thread's in a forked child (its filler is gone). */
+static void bury_if_claimed(struct intern_set *s, uint64_t i)
+{
+    uint64_t v = atomic_load_explicit(&s->slots[i], memory_order_relaxed);
+    if (v && (uint32_t)v == 0) atomic_store_explicit(&s->slots[i], v | DEAD_ID, memory_order_relaxed);
+}
+
+/* A parent thread may have held the chunk lock: the chunk it was mapping is then either
+ * current already or lost (unused address space), and the current chunk is consistent. */
+void intern_fork_child(void)
+{
+    for (int k = 0; k < nsets; k++) {
+        struct intern_set *s = sets[k];
+        atomic_flag_clear_explicit(&s->chunk_lock, memory_order_relaxed);
+        if (atomic_load_explicit(&s->untracked, memory_order_relaxed))
+            for (uint64_t i = 0; i <= s->mask; i++) bury_if_claimed(s, i);
+        for (int j = 0; j < INTERN_INFLIGHT; j++) {
+            uint64_t r = atomic_load_explicit(&s->inflight[j], memory_order_relaxed);
+            if (r) bury_if_claimed(s, r - 1);
+            atomic_store_explicit(&s->inflight[j], 0, memory_order_relaxed);
+        }
+        atomic_store_explicit(&s->untracked, 0, memory_order_relaxed);
+    }
+}
+
+/* Records that this thread claims slot i (before the claim): a record's index, or -1 when
+ * every record is taken (counted in untracked). */
+static int claim_begin(struct intern_set *s, uint64_t i)
+{
+    for (unsigned k = 0, j = (unsigned)(i % INTERN_INFLIGHT); k < INTERN_INFLIGHT;
+         k++, j = (j + 1) % INTERN_INFLIGHT) {
+        uint64_t free_rec = 0;
+        if (atomic_load_explicit(&s->inflight[j], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&s->inflight[j], &free_rec, i + 1,
+                                                    memory_order_seq_cst, memory_order_relaxed))
+            return (int)j;
+    }
+    atomic_fetch_add_explicit(&s->untracked, 1, memory_order_seq_cst);
+    return -1;
+}
+
+/* After the claim failed or the slot was published. */
+static void claim_end(struct intern_set *s, int rec)
+{
+    if (rec >= 0)
+        atomic_store_explicit(&s->inflight[rec], 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&s->untracked, 1, memory_order_release);
 }
 
 /* 64-bit hash, 8 bytes per step (the keys are mostly pc arrays). */
@@ -148,9 +207,14 @@ uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
             /* Reaching an empty slot means the key is absent: when out of ids, do not claim
              * (a dead slot would lengthen every later probe). */
             if (atomic_load_explicit(&s->next_id, memory_order_relaxed) >= s->max_ids) break;
+            int rec = claim_begin(s, i);
             if (atomic_compare_exchange_strong_explicit(slot, &v, tag, memory_order_acq_rel,
-                                                        memory_order_acquire))
-                return fill(s, slot, tag, key, len);
+                                                        memory_order_acquire)) {
+                uint64_t id = fill(s, slot, tag, key, len);
+                claim_end(s, rec);
+                return id;
+            }
+            claim_end(s, rec);
         }
         if ((v & ~(uint64_t)DEAD_ID) != tag) continue;
         v = wait_filled(slot, v);

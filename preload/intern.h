@@ -7,7 +7,15 @@
  * removed or moved: an id and the bytes it names stay valid for the life of the process. Each
  * entry has one mark word per generation parity: intern_foreach_marked(gen) is race-free as
  * long as nobody marks gen or gen + 2 while it runs. When the set is full, intern_insert
- * returns 0 and warns once. */
+ * returns 0 and warns once.
+ * Fork: intern_fork_child, in a forked child before it starts threads, repairs every set
+ * intern_init set up (at most INTERN_MAX_SETS, each living as long as the process): a chunk lock
+ * a parent thread held (mid-refill) is released, and a slot a parent thread had claimed but not
+ * yet published (mid-insert) is marked dead, so the child neither spins on the lock nor waits
+ * for that slot; a later insert of the key takes another slot. To find those slots without
+ * reading the whole slot array, an inserter records the slot it is about to claim in one of
+ * INTERN_INFLIGHT records (or, when all are taken, counts itself in untracked: the child then
+ * reads every slot) until the slot is published; lookups of present keys never touch them. */
 #ifndef GOTRACE_INTERN_H
 #define GOTRACE_INTERN_H
 #include <stdatomic.h>
@@ -15,6 +23,7 @@
 #include <stdint.h>
 
 #define INTERN_MAX_KEY 4096 /* longest key accepted (bytes) */
+#define INTERN_INFLIGHT 64  /* records of inserts in progress (fork repair) */
 
 struct intern_entry;
 struct intern_chunk;
@@ -28,10 +37,16 @@ struct intern_set {
     _Atomic uint64_t next_id;     /* last id handed out */
     _Atomic(struct intern_chunk *) chunk; /* current arena chunk */
     atomic_flag chunk_lock;
+    _Atomic uint64_t inflight[INTERN_INFLIGHT]; /* slot index + 1 being claimed/filled, 0 free */
+    atomic_uint untracked;                      /* claims/fills without a record */
 };
+
+#define INTERN_MAX_SETS 8
 
 /* Set up a set with 2^log2_slots slots; 0 on success, -1 if mmap fails. Not thread-safe. */
 int intern_init(struct intern_set *s, const char *name, unsigned log2_slots);
+/* In a forked child, while it has one thread: repairs the sets (see above). */
+void intern_fork_child(void);
 /* The id of key (inserting it if new), or 0 if the set is full or len > INTERN_MAX_KEY. The
  * stored copy is 8-byte aligned and followed by a NUL byte. */
 uint64_t intern_insert(struct intern_set *s, const void *key, size_t len);

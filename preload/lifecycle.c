@@ -7,13 +7,15 @@
  * act only in the process the tracer belongs to (tracer_pid): a vfork child, or a child
  * made without fork handlers (_Fork, clone), shares or copies the parent's state and must
  * not write it. Fork: the prepare handler takes the tracer's locks (flush, registry, procs,
- * buffer pool, in that order) so no structure is mid-update in the child; the child forgets
+ * buffer pool, in that order) so no structure is mid-update in the child; the lock-free intern
+ * tables cannot be locked out, so the child repairs them (intern.h); the child forgets
  * the parent's threads, keeps its own in-memory tables, and traces to its own file from file
  * generation 1, while the internal generation number goes on increasing. */
 #include "buf.h"
 #include "config.h"
 #include "cpuprof.h"
 #include "flusher.h"
+#include "intern.h"
 #include "log.h"
 #include "real.h"
 #include "stack.h"
@@ -97,6 +99,7 @@ static void fork_child(void)
         buf_fork_child();
         thread_fork_child();
         waitq_fork_child();
+        intern_fork_child();
     }
     if (!fork_traced || child_path(path, sizeof path) != 0) {
         flusher_fork_child(NULL);

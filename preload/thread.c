@@ -64,6 +64,20 @@ void thread_register(struct gt_thread *t)
     spin_unlock(&reg_lock);
 }
 
+void thread_requeue(struct gt_thread *t)
+{
+    spin_lock(&reg_lock);
+    struct gt_thread **pp = &reg_head;
+    while (*pp && *pp != t) pp = &(*pp)->next;
+    if (*pp && t != reg_tail) {
+        *pp = t->next;
+        t->next = NULL;
+        reg_tail->next = t;
+        reg_tail = t;
+    }
+    spin_unlock(&reg_lock);
+}
+
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
 {
     spin_lock(&reg_lock);
@@ -95,7 +109,8 @@ void thread_reap(uint64_t gen)
     struct gt_thread **pp = &reg_head, *prev = NULL;
     while (*pp) {
         struct gt_thread *t = *pp;
-        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen) {
+        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen &&
+            !atomic_load_explicit(&t->creating, memory_order_acquire)) {
             *pp = t->next;
             if (reg_tail == t) reg_tail = prev;
             t->next = limbo[0];

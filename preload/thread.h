@@ -13,6 +13,10 @@
  * which a waker may do. A section that finds claim_gen above its own generation restarts in
  * the newer generation.
  *
+ * A created thread's record stays its own until its creator is done with it (creating): the
+ * thread may run and exit before pthread_create returns, and its record must not be reused
+ * by another thread while the creator still writes it.
+ *
  * The registry is a list in registration order (the order the flusher writes threads, so a dead
  * thread's batches precede those of a later thread reusing its TID). Threads are added under a
  * spinlock; only the flusher removes them, after their last generation is written. */
@@ -73,6 +77,7 @@ struct gt_thread {
     uint64_t exit_gen;     /* generation of the last event */
     _Atomic pthread_t handle; /* pthread_self() of the thread: set by the thread when it starts
                                  and, for a created one, by its creator (same value) */
+    atomic_int creating;      /* its creator may still write it (handle): never reaped */
     void *(*start)(void *); /* start routine and argument, for the trampoline */
     void *arg;
     struct gt_thread *next; /* registry */
@@ -88,11 +93,15 @@ struct gt_thread {
 /* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
 struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
+/* Moves registered thread t to the end of the registry: its batches are then written after
+ * those of every thread registered before now (another record of its M that wrote first). */
+void thread_requeue(struct gt_thread *t);
 /* Walks the registry; the callback must not register threads. Holds the registry lock. */
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx);
 /* The registered, not exited thread whose pthread_t is th, or NULL. */
 struct gt_thread *thread_find(pthread_t th);
-/* Flusher only: unlinks threads that exited in a generation <= gen and frees them. */
+/* Flusher only: unlinks threads that exited in a generation <= gen, unless their creator is
+ * still creating them, and frees them. */
 void thread_reap(uint64_t gen);
 /* Fork: prepare takes the registry and proc locks, parent and child release them; the child
  * forgets every registered thread (they do not exist there; their memory stays, unused). */

@@ -6,7 +6,11 @@
  * its buffers. Stacks are captured before a section opens, so sections stay short. Events
  * are timed by the state move they report (status.h: times increase along each G's moves,
  * across threads). A section
- * whose G word already belongs to a newer generation (a waker got there first) restarts. */
+ * whose G word already belongs to a newer generation (a waker got there first) restarts.
+ * One M, one live record: a thread gets its record (gt_self) with gt_internal set, so a signal
+ * handler calling a hook meanwhile never adopts it a second time; a record a handler made
+ * before the tracer started a created thread ends before that thread's first event, and the
+ * thread moves behind it in the registry (batches of one M are written in event order). */
 #include "tracer.h"
 
 #include "clock.h"
@@ -203,15 +207,23 @@ static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, in
     EMIT(s, GO_EV_GO_START, t->g, seq0 + 1);
 }
 
-/* A thread the tracer did not see being created: it creates itself (named by entry if given). */
+/* A thread the tracer did not see being created: it creates itself (named by entry if given).
+ * A signal handler that calls a hook while this runs must not adopt the thread a second time
+ * (two Gs and Ps on one M): gt_internal stays set until gt_self is, and a handler that got
+ * there first (between the caller's check of gt_self and here) has adopted it already. */
 GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
 {
-    gt_internal = 1; /* a signal handler must not adopt us again while we hold a lock */
+    gt_internal = 1; /* also: a signal handler must not adopt us while we hold a lock */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (gt_self) {
+        gt_internal = 0;
+        return NULL; /* adopted by a handler meanwhile: this call goes untraced */
+    }
     struct gt_p *p = proc_get();
     struct gt_thread *t = p ? thread_alloc() : NULL;
-    gt_internal = 0;
     if (!t) {
         if (p) proc_put(p);
+        gt_internal = 0;
         flusher_fail("out of memory for thread state");
         return NULL;
     }
@@ -219,7 +231,10 @@ GOTRACE_API_FN static struct gt_thread *adopt(void *entry)
     t->handle = pthread_self();
     t->depth = 1;
     t->start = (void *(*)(void *))entry;
+    atomic_signal_fence(memory_order_seq_cst);
     gt_self = t;
+    atomic_signal_fence(memory_order_seq_cst);
+    gt_internal = 0;
     thread_register(t);
     uint64_t stk = stack_capture(&t->memo);
     uintptr_t pc = (uintptr_t)entry + 1;
@@ -271,6 +286,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     }
     child->start = start;
     child->arg = arg;
+    atomic_store(&child->creating, 1); /* until tr_create_done / tr_create_failed */
     uint64_t stk = stack_capture(&self->memo);
     uintptr_t pc = (uintptr_t)start + 1;
     uint64_t named = stack_from_pcs(&pc, 1);
@@ -290,21 +306,46 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     return child;
 }
 
+void tr_create_done(struct gt_thread *child, pthread_t handle)
+{
+    pthread_t unset = 0; /* or the child stored it itself (the same value) */
+    atomic_compare_exchange_strong(&child->handle, &unset, handle);
+    atomic_store_explicit(&child->creating, 0, memory_order_release);
+}
+
 void tr_create_failed(struct gt_thread *child)
 {
     atomic_store(&child->gword, word_make(atomic_load(&gt_gen), GT_G_DEAD, 0));
     child->exit_gen = atomic_load(&gt_gen);
     atomic_store_explicit(&child->exited, 1, memory_order_release);
+    atomic_store_explicit(&child->creating, 0, memory_order_release);
     atomic_fetch_sub(&gt_live, 1);
 }
 
+GOTRACE_API_FN static void thread_end(struct gt_thread *t, int wake_joiners);
+
+/* Starts created thread t on the calling thread. A signal can reach the thread before this
+ * (glibc unblocks signals just before the trampoline runs), and a handler calling a hook then
+ * adopts the thread (early): that record ends here, before t starts on the same M, without
+ * waking t's joiners. */
 GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
 {
     int saved = errno;
+    gt_internal = 1; /* no adoption by a handler from here on */
+    atomic_signal_fence(memory_order_seq_cst);
+    struct gt_thread *early = gt_self;
+    t->depth = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    gt_self = t;
+    atomic_signal_fence(memory_order_seq_cst);
+    gt_internal = 0;
     atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
-    t->depth = 1;
-    gt_self = t;
+    if (early && !atomic_load(&early->exited) && atomic_load(&early->p)) {
+        early->depth = 1;
+        thread_end(early, 0);
+        thread_requeue(t); /* early, registered after t, wrote this M's first events */
+    }
     struct gt_p *p = proc_get();
     if (!p) {
         flusher_fail("out of memory for proc state");
@@ -320,15 +361,15 @@ GOTRACE_API_FN void tr_thread_start(struct gt_thread *t)
     errno = saved;
 }
 
-GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
+/* t's last events (the caller set t->depth): back to Running if it was waiting, wakes its
+ * joiners if asked, GoDestroy, ProcStop. */
+GOTRACE_API_FN static void thread_end(struct gt_thread *t, int wake_joiners)
 {
-    if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return;
-    int saved = errno;
-    t->depth = 1;
     cpuprof_thread_exit(t);
     if (t->wait.key) waitq_remove(t); /* cancelled or exiting inside a wait */
-    uint64_t stk = stack_capture(&t->memo);
-    if (stack_enabled() && stack_depth(stk) == 0 && t->start) { /* returned from its start routine: name it */
+    uint64_t stk = wake_joiners ? stack_capture(&t->memo) : 0;
+    if (wake_joiners && stack_enabled() && stack_depth(stk) == 0 && t->start) {
+        /* returned from its start routine: name it */
         uintptr_t pc = (uintptr_t)t->start + 1;
         stk = stack_from_pcs(&pc, 1);
     }
@@ -341,7 +382,7 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
         sect_end(&s);
         if (r >= 0) break;
     }
-    waitq_wake((void *)(uintptr_t)t->handle, t, stk, INT_MAX);
+    if (wake_joiners) waitq_wake((void *)(uintptr_t)t->handle, t, stk, INT_MAX);
     struct gt_p *p = atomic_load(&t->p);
     sect_begin(&s, t);
     p_touch(&s);
@@ -359,6 +400,14 @@ GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
     proc_put(p);
     atomic_store_explicit(&t->exited, 1, memory_order_release);
     if (atomic_fetch_sub(&gt_live, 1) == 1) flusher_kick();
+}
+
+GOTRACE_API_FN void tr_thread_exit(struct gt_thread *t)
+{
+    if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return;
+    int saved = errno;
+    t->depth = 1;
+    thread_end(t, 1);
     errno = saved;
 }
 

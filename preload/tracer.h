@@ -57,8 +57,12 @@ static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)
 
 /* Threads. tr_create_prepare runs in the creator before the real pthread_create: it writes the
  * GoCreate (the child's stack names start) and returns the child's state for tr_thread_start,
- * or NULL (then create the thread untraced; it registers itself when first seen). */
+ * or NULL (then create the thread untraced; it registers itself when first seen); then exactly
+ * one of tr_create_done / tr_create_failed. */
 struct gt_thread *tr_create_prepare(struct gt_thread *self, void *(*start)(void *), void *arg);
+/* After the real pthread_create, in the creator: the child's handle is known from here (a name
+ * given to it before it runs finds it), and its record may be reaped once it has exited. */
+void tr_create_done(struct gt_thread *child, pthread_t handle);
 void tr_create_failed(struct gt_thread *child);
 void tr_thread_start(struct gt_thread *t); /* first thing in the new thread */
 /* Last thing a thread does: back to Running if it was waiting, wakes its joiners (waiters on

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct seen {
     uint64_t ids[64];
@@ -168,6 +170,105 @@ Test(intern, concurrent_inserts_one_id_per_key)
         size_t len;
         cr_assert_eq(memcmp(intern_get(&shared, id, &len), keys[i], KEY_LEN), 0);
     }
+}
+
+/* Runs child() in a forked child after intern_fork_child (as the tracer's atfork handler does);
+ * its exit status, or -1 if it did not exit (killed: an alarm ends a child that hangs). */
+static int in_forked_child(int (*child)(void))
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        alarm(20);
+        intern_fork_child();
+        _exit(child());
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static struct intern_set forked;
+
+/* Enough distinct keys of INTERN_MAX_KEY bytes to need new arena chunks. */
+static int refill_in_child(void)
+{
+    static char k[INTERN_MAX_KEY];
+    for (int i = 0; i < 600; i++) {
+        memset(k, 'r', sizeof k);
+        snprintf(k, 16, "%d", i);
+        if (intern_insert(&forked, k, sizeof k) == 0) return 1;
+    }
+    return 0;
+}
+
+Test(intern, fork_during_chunk_refill)
+{
+    cr_assert_eq(intern_init(&forked, "test", 12), 0);
+    /* A parent thread is mapping a new chunk at the fork: it holds the chunk lock. */
+    cr_assert_not(atomic_flag_test_and_set(&forked.chunk_lock));
+    cr_assert_eq(in_forked_child(refill_in_child), 0, "the child maps chunks of its own");
+}
+
+static uint64_t parent_id;
+
+static int insert_again_in_child(void)
+{
+    uint64_t id = put(&forked, "claimed");
+    size_t len;
+    const char *k = id ? intern_get(&forked, id, &len) : NULL;
+    return id && id != parent_id && k && strcmp(k, "claimed") == 0 ? 0 : 1;
+}
+
+/* Puts the slot of "claimed" back into the claimed, unpublished state of an insert in
+ * progress (a parent thread inserting "claimed" at the fork); returns the slot's index. */
+static uint64_t unpublish_claimed(void)
+{
+    parent_id = put(&forked, "claimed");
+    uint64_t i = 0;
+    while (i <= forked.mask && (uint32_t)atomic_load(&forked.slots[i]) != parent_id) i++;
+    cr_assert_leq(i, forked.mask);
+    atomic_store(&forked.slots[i], atomic_load(&forked.slots[i]) & ~(uint64_t)0xffffffffu);
+    return i;
+}
+
+Test(intern, fork_during_insert)
+{
+    cr_assert_eq(intern_init(&forked, "test", 10), 0);
+    uint64_t i = unpublish_claimed();
+    atomic_store(&forked.inflight[5], i + 1); /* the inserter's record, made before its claim */
+    cr_assert_eq(in_forked_child(insert_again_in_child), 0,
+                 "the child inserts the key anew, without waiting for the parent's insert");
+}
+
+Test(intern, fork_during_untracked_insert)
+{
+    cr_assert_eq(intern_init(&forked, "test", 10), 0);
+    unpublish_claimed();
+    atomic_store(&forked.untracked, 1); /* every record was taken: the inserter counted itself */
+    cr_assert_eq(in_forked_child(insert_again_in_child), 0,
+                 "the child finds the claimed slot without a record");
+}
+
+static void *insert_many(void *arg)
+{
+    char k[64];
+    (void)arg;
+    for (int i = 0; i < 2000; i++) {
+        snprintf(k, sizeof k, "many%d", i);
+        cr_assert_neq(put(&forked, k), 0);
+    }
+    return NULL;
+}
+
+Test(intern, inserts_leave_no_record)
+{
+    cr_assert_eq(intern_init(&forked, "test", 13), 0);
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) cr_assert_eq(pthread_create(&th[t], NULL, insert_many, NULL), 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    for (int j = 0; j < INTERN_INFLIGHT; j++) cr_assert_eq(atomic_load(&forked.inflight[j]), 0);
+    cr_assert_eq(atomic_load(&forked.untracked), 0);
 }
 
 static uint64_t last_len;

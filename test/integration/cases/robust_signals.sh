@@ -1,7 +1,9 @@
 # robust_signals: signals (progs/robust_signals.c). "handlers": 3000 signal handlers calling
 # write/pthread_mutex_trylock/sem_post interrupt a thread in hooked waits and syscalls (and
 # the tracer itself), GOTRACE_PERIOD_MS=20: finishes with "ok", valid trace, main blocked in
-# sem_wait. Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
+# sem_wait (its first wait, posted only by a one-shot timer, blocks whatever the load). "start": a signal sent to each of 300 new threads at once runs a handler that calls
+# hooks before the thread's start routine (and before the tracer's start of the thread): valid
+# trace, 300 goroutines named by the start routine, each started and ended once. Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
 # status, stdout and stderr as untraced; the trace validates; after abort(), assert() and
 # _exit() from a SIGSEGV handler it also holds the last thread started (before_end), written
 # by the flush the tracer does first. After a plain SIGSEGV it keeps the generations written
@@ -19,6 +21,13 @@ else
     assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" "sync: semaphore")" 1 "main's sem_wait blocks"
 fi
 assert_ge "$(generations "$RUN_TRACE")" 3 "generations"
+
+trace_run start GOTRACE_PERIOD_MS=20 -- "$prog" start
+expect_status start 0
+assert_eq "$(cat "$RUN_OUT")" ok "start output"
+validate "$RUN_TRACE"
+assert_eq "$(gids_started_at "$RUN_TRACE" started | grep -c .)" 300 "threads at started"
+check_balanced "$RUN_TRACE"
 
 for mode in segv segv-handler abort assert; do
     plain_run "plain-$mode" -- "$prog" "$mode"

@@ -6,7 +6,11 @@
  * "dup2-trace": a dup2 of /dev/null onto a descriptor open on a *.trace file, then a close of
  * it (untraced there is none) -- either way, then one more thread
  * (after_close) works for a while; prints "ok" when every call behaved as on a process whose
- * descriptors above 2 are all the program's own (close of an unknown one says EBADF). MODE
+ * descriptors above 2 are all the program's own (close of an unknown one says EBADF). MODES
+ * "sys-close-range", "sys-close-loop", "sys-dup2-trace", "sys-dup3-trace": the same through
+ * syscall(SYS_...). MODE "asm-dup2-trace FILE": once the *.trace file holds data, a dup2 of
+ * FILE (created empty) onto its descriptor as an inline system call no hook can see, then the
+ * same; FILE must stay empty (checked by the case). MODE
  * "main-exit": main calls pthread_exit while a worker still runs; the worker prints "ok" and
  * returns, so the process ends with status 0. */
 #include <errno.h>
@@ -16,6 +20,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -103,7 +108,49 @@ static int list_fds(int *out, int max)
     return n;
 }
 
-static int cleanup(const char *mode)
+static int dup2_fn(int from, int to) { return dup2(from, to); }
+static int sys_dup2(int from, int to) { return (int)syscall(SYS_dup2, from, to); }
+static int sys_dup3(int from, int to) { return (int)syscall(SYS_dup3, from, to, 0); }
+static int sys_close(int fd) { return (int)syscall(SYS_close, fd); }
+
+/* dup2 as the kernel's system call itself: no function of any library runs. */
+static int asm_dup2(int from, int to)
+{
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_dup2), "D"((long)from), "S"((long)to)
+                     : "rcx", "r11", "memory");
+    return (int)r;
+}
+
+/* Waits (bounded) until fd's file holds data: the trace then has a complete generation. */
+static void wait_for_data(int fd)
+{
+    struct stat st;
+    for (int i = 0; i < 20000 && fstat(fd, &st) == 0 && st.st_size == 0; i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* dup2s `from` onto every descriptor open on a *.trace file (none untraced), then closes it;
+ * the number of failures, or 1 if there were several. */
+static int onto_trace(int from, int (*dup2_with)(int, int), int (*close_with)(int), int wait)
+{
+    int fds[64], n = list_fds(fds, 64), hit = 0, bad = 0;
+    for (int i = 0; i < n; i++) {
+        char link[64], target[512];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
+        ssize_t k = readlink(link, target, sizeof target - 1);
+        target[k > 0 ? k : 0] = 0;
+        if (!strstr(target, ".trace")) continue;
+        if (wait) wait_for_data(fds[i]);
+        bad += dup2_with(from, fds[i]) != fds[i] || close_with(fds[i]) != 0;
+        hit++;
+    }
+    return bad + (hit > 1);
+}
+
+static int cleanup(const char *mode, const char *file)
 {
     int bad = 0;
     if (strcmp(mode, "closefrom") == 0) {
@@ -113,18 +160,27 @@ static int cleanup(const char *mode)
     } else if (strcmp(mode, "close-loop") == 0) {
         for (int fd = 3; fd < 4096; fd++)
             if (close(fd) != 0 && errno != EBADF) bad++;
-    } else if (strcmp(mode, "dup2-trace") == 0) {
-        int fds[64], n = list_fds(fds, 64), null = open("/dev/null", O_RDONLY), hit = 0;
-        for (int i = 0; i < n; i++) {
-            char link[64], target[512];
-            snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
-            ssize_t k = readlink(link, target, sizeof target - 1);
-            target[k > 0 ? k : 0] = 0;
-            if (!strstr(target, ".trace")) continue;
-            bad += dup2(null, fds[i]) != fds[i] || close(fds[i]) != 0;
-            hit++;
-        }
-        bad += close(null) != 0 || hit > 1; /* untraced: none */
+    } else if (strcmp(mode, "sys-close-range") == 0) {
+        bad += syscall(SYS_close_range, 3, ~0U, 0) != 0;
+    } else if (strcmp(mode, "sys-close-loop") == 0) {
+        for (int fd = 3; fd < 4096; fd++)
+            if (syscall(SYS_close, fd) != 0 && errno != EBADF) bad++;
+    } else if (strstr(mode, "dup") && strstr(mode, "-trace")) {
+        int asm_mode = strcmp(mode, "asm-dup2-trace") == 0;
+        int from = asm_mode ? (file ? open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1)
+                            : open("/dev/null", O_RDONLY);
+        if (from < 0) return 1;
+        if (strcmp(mode, "dup2-trace") == 0)
+            bad += onto_trace(from, dup2_fn, close, 0);
+        else if (strcmp(mode, "sys-dup2-trace") == 0)
+            bad += onto_trace(from, sys_dup2, sys_close, 0);
+        else if (strcmp(mode, "sys-dup3-trace") == 0)
+            bad += onto_trace(from, sys_dup3, sys_close, 0);
+        else if (asm_mode)
+            bad += onto_trace(from, asm_dup2, close, 1);
+        else
+            return 1;
+        bad += close(from) != 0;
     } else {
         return 1;
     }
@@ -145,7 +201,7 @@ int main(int argc, char **argv)
         pthread_exit(NULL);
     }
     CHECK(pthread_create(&w, NULL, worker, (void *)200L));
-    int bad = cleanup(mode);
+    int bad = cleanup(mode, argc > 2 ? argv[2] : NULL);
     CHECK(pthread_join(w, NULL));
     CHECK(pthread_create(&w, NULL, after_close, (void *)300L));
     CHECK(pthread_join(w, NULL));

@@ -1,11 +1,15 @@
-/* robust_signals MODE. "handlers": a 200 us SIGALRM timer and a thread sending SIGUSR1 to main
+/* robust_signals MODE. "handlers": main first waits in sem_wait for a one-shot SIGALRM's post
+ * (so it blocks there at least once whatever the load); then a 200 us SIGALRM timer and a
+ * thread sending SIGUSR1 to main
  * interrupt main while it waits in sem_wait, read, pthread_cond_timedwait and nanosleep; both
  * handlers call write() on a pipe, pthread_mutex_trylock/unlock and sem_post (hooked calls
  * inside handlers that interrupt waits, syscalls and the tracer itself). Main consumes 3000
  * posts, then prints "ok". The other modes run 2 threads of mutex work for about 150 ms, start
  * one thread at before_end, then: "segv" writes through NULL; "segv-handler" does so with a
  * SIGSEGV handler that prints "caught" and calls _exit(3); "abort" calls abort(); "assert"
- * fails an assert(). */
+ * fails an assert(). "start": 300 times, creates a thread at started and sends it SIGUSR1 at
+ * once (the same handler), so the handler often runs in the new thread before its start
+ * routine, then joins it; prints "ok". */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,13 +53,20 @@ static int handlers(void)
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
     sigaction(SIGALRM, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
+    char buf[64];
+    /* One sem_wait that blocks whatever the load: before the storm, only a one-shot timer 50 ms
+     * later posts (sem_wait is not restarted after a handler: EINTR, then the post is there). */
+    struct itimerval once = {{0, 0}, {0, 50000}};
+    setitimer(ITIMER_REAL, &once, NULL);
+    while (sem_wait(&sem) != 0) {
+    }
+    (void)!read(pipefd[0], buf, 1);
     pthread_t self = pthread_self(), s;
     CHECK(pthread_create(&s, NULL, sender, &self));
     struct itimerval it = {{0, 200}, {0, 200}};
     setitimer(ITIMER_REAL, &it, NULL);
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
-    char buf[64];
     for (int got = 0; got < 3000;) {
         if (sem_wait(&sem) == 0) got++;
         (void)!read(pipefd[0], buf, 1);
@@ -73,6 +84,27 @@ static int handlers(void)
     setitimer(ITIMER_REAL, &off, NULL);
     stop = 1;
     CHECK(pthread_join(s, NULL));
+    puts("ok");
+    return 0;
+}
+
+static void *started(void *arg) { return arg; }
+
+static int start(void)
+{
+    CHECK(sem_init(&sem, 0, 0));
+    if (pipe2(pipefd, O_NONBLOCK) != 0) return 1;
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigaction(SIGUSR1, &sa, NULL);
+    char buf[64];
+    for (int i = 0; i < 300; i++) {
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, started, NULL));
+        CHECK(pthread_kill(t, SIGUSR1));
+        CHECK(pthread_join(t, NULL));
+        while (read(pipefd[0], buf, sizeof buf) > 0) {
+        }
+    }
     puts("ok");
     return 0;
 }
@@ -104,6 +136,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "handlers";
     if (strcmp(mode, "handlers") == 0) return handlers();
+    if (strcmp(mode, "start") == 0) return start();
     pthread_t t[3];
     for (int i = 0; i < 2; i++)
         CHECK(pthread_create(&t[i], NULL, work, NULL));

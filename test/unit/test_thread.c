@@ -1,0 +1,113 @@
+/* test_thread.c: the thread registry: a created thread's record is not reaped (so not reused
+ * by another thread) while its creator may still write it, whatever the generations; requeue
+ * moves a record to the end of the write order; the creator's tr_create_done publishes the
+ * handle and releases the record. Each Test runs in its own process (Criterion), so each
+ * starts with an empty registry. */
+#include "tracer.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct order {
+    struct gt_thread *seen[8];
+    int n;
+};
+
+static void collect(struct gt_thread *t, void *ctx)
+{
+    struct order *o = ctx;
+    if (o->n < 8) o->seen[o->n] = t;
+    o->n++;
+}
+
+static struct order registry(void)
+{
+    struct order o = {.n = 0};
+    thread_foreach(collect, &o);
+    return o;
+}
+
+static struct gt_thread *exited_in(uint64_t gen)
+{
+    struct gt_thread *t = thread_alloc();
+    cr_assert_not_null(t);
+    thread_register(t);
+    t->exit_gen = gen;
+    atomic_store(&t->exited, 1);
+    return t;
+}
+
+Test(thread, reap_waits_for_the_creator)
+{
+    struct gt_thread *t = exited_in(1);
+    atomic_store(&t->creating, 1); /* the child ran and exited before pthread_create returned */
+    for (uint64_t gen = 2; gen < 8; gen++) thread_reap(gen);
+    struct order o = registry();
+    cr_assert_eq(o.n, 1, "kept while its creator may still write it");
+    cr_assert_eq(o.seen[0], t);
+    atomic_store(&t->creating, 0);
+    thread_reap(8);
+    cr_assert_eq(registry().n, 0, "reaped once the creator is done");
+}
+
+Test(thread, reaped_record_reused_only_after_two_reaps)
+{
+    struct gt_thread *t = exited_in(1);
+    thread_reap(1);
+    cr_assert_eq(registry().n, 0);
+    struct gt_thread *a = thread_alloc();
+    cr_assert_neq(a, t, "in limbo after one reap");
+    thread_reap(2);
+    thread_reap(3);
+    struct gt_thread *b = thread_alloc();
+    cr_assert_eq(b, t, "reusable after two more reaps");
+}
+
+Test(thread, requeue_moves_to_the_end)
+{
+    struct gt_thread *a = thread_alloc(), *b = thread_alloc(), *c = thread_alloc();
+    thread_register(a);
+    thread_register(b);
+    thread_register(c);
+    thread_requeue(a);
+    struct order o = registry();
+    cr_assert_eq(o.n, 3);
+    cr_assert(o.seen[0] == b && o.seen[1] == c && o.seen[2] == a, "b, c, a");
+    thread_requeue(a); /* already last */
+    thread_requeue(b);
+    o = registry();
+    cr_assert_eq(o.n, 3);
+    cr_assert(o.seen[0] == c && o.seen[1] == a && o.seen[2] == b, "c, a, b");
+    struct gt_thread *d = thread_alloc();
+    thread_register(d);
+    o = registry();
+    cr_assert(o.n == 4 && o.seen[3] == d, "the tail is still right after a requeue");
+}
+
+static void *never_started(void *arg) { return arg; }
+
+Test(thread, create_done_publishes_the_handle_and_releases)
+{
+    char path[] = "/tmp/gotrace-thread-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    setenv("GOTRACE_OUT", path, 1);
+    tracer_init();
+    struct gt_thread *self = tr_current();
+    cr_assert_not_null(self);
+    struct gt_thread *child = tr_create_prepare(self, never_started, NULL);
+    cr_assert_not_null(child);
+    cr_assert(atomic_load(&child->creating), "pinned from creation");
+    tr_create_done(child, (pthread_t)0x1234);
+    cr_assert_eq(atomic_load(&child->handle), (pthread_t)0x1234);
+    cr_assert_not(atomic_load(&child->creating));
+    struct gt_thread *failed = tr_create_prepare(self, never_started, NULL);
+    cr_assert_not_null(failed);
+    tr_create_failed(failed);
+    cr_assert_not(atomic_load(&failed->creating), "a failed creation releases its record");
+    tracer_shutdown();
+    unlink(path);
+}
