@@ -2,7 +2,7 @@
 # bench.sh (make bench-decoder): times `gotrace dump`, `gotrace summary` and `gotrace check`
 # against `go tool trace -d=1` on the same large trace in the same run, and writes the table
 # to bench/decoder/RESULTS.md. The trace comes from test/decoder/goprog (goroutine pairs
-# ping-ponging on channels): ~100 MB by default, >= 500 MB with BENCH_BIG=1; it is cached
+# ping-ponging on channels): >= 500 MB by default, ~100 MB with BENCH_QUICK=1; it is cached
 # in build/bench/decoder/. Invariants: all output goes to /dev/null; times are wall-clock
 # seconds of one run each; peak RSS shows that memory follows the generation, not the file.
 set -euo pipefail
@@ -11,8 +11,8 @@ G="$top/build/gotrace"
 GO=/usr/lib/go-1.23/bin/go
 work="$top/build/bench/decoder"
 mkdir -p "$work"
-want_mb=100
-[ "${BENCH_BIG:-}" = 1 ] && want_mb=500
+want_mb=500
+[ "${BENCH_QUICK:-}" = 1 ] && want_mb=100
 trace="$work/pingpong-${want_mb}mb.trace"
 if [ ! -s "$trace" ]; then
   (cd "$top/test/decoder/goprog" && GOCACHE="$top/build/gocache" GOFLAGS=-mod=mod \
