@@ -239,7 +239,7 @@ static int output_fd(void)
 static int output_intact(void)
 {
     struct stat st;
-    return fstat(F.fd, &st) == 0 && st.st_dev == F.dev && st.st_ino == F.ino;
+    return fds_is_kept(F.fd) && fstat(F.fd, &st) == 0 && st.st_dev == F.dev && st.st_ino == F.ino;
 }
 
 /* One CPU sample; the batch opens with the first sample (an empty one is not written). */
