@@ -95,6 +95,8 @@ static int held_slot(int fd)
     return i >= 0 && held(i, fd) ? i : -1;
 }
 
+int fds_is_kept(int fd) { return slot_of(fd) >= 0; }
+
 void fds_forget(int fd)
 {
     int i = slot_of(fd);

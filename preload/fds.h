@@ -23,6 +23,9 @@ int fds_high(int fd);
  * the copy before it returns the copy's number (or -1: then the descriptor is forgotten). */
 int fds_keep(int fd, int (*move)(int fd));
 void fds_forget(int fd);
+/* Whether fd is still kept: not forgotten (by the tracer, or by a program's close or dup2 of the
+ * number that found it no longer the tracer's file). Acquires what the forgetting released. */
+int fds_is_kept(int fd);
 /* A close-on-exec duplicate of fd at a high number, or -1. */
 int fds_high_dup(int fd);
 /* close(fd), by the tracer (by_tracer) or the program: 0 if the caller must fail with EBADF

@@ -1,6 +1,8 @@
 /* flusher.c: generation switches and the output file. See flusher.h for the invariants.
- * Runs on the flusher thread (or, for exec and exit, on the thread that asks), always under
- * the flush lock; it may allocate (it is never on the event path). */
+ * Writes run on the flusher thread (the writes that other threads need now, for exec, abort,
+ * dlclose and exit, are asked of it: flusher_ask; only a process without a flusher thread
+ * writes on the asking thread), always under the flush lock; they may allocate (never on the
+ * event path). */
 #include "flusher.h"
 
 #include "clock.h"
@@ -31,6 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define ASK_WAIT_MS 30000 /* how long a thread waits for a write it asked of the flusher */
+
 struct bytes {
     uint8_t *p;
     size_t len, cap;
@@ -47,6 +51,9 @@ static struct {
     atomic_int stopped;
     atomic_int failed;
     atomic_int code_unloaded; /* a library was unloaded: the symbol cache is stale */
+    atomic_int running;       /* a flusher thread exists (or is being started) */
+    _Atomic uint32_t asked, served; /* writes asked of the flusher thread, and done */
+    atomic_int final_asked;         /* the asked write is the last one */
     gt_spinlock lock;
     uint64_t file_gen;
     off_t good_size;
@@ -232,7 +239,7 @@ static int output_fd(void)
 static int output_intact(void)
 {
     struct stat st;
-    return fstat(F.fd, &st) == 0 && st.st_dev == F.dev && st.st_ino == F.ino;
+    return fds_is_kept(F.fd) && fstat(F.fd, &st) == 0 && st.st_dev == F.dev && st.st_ino == F.ino;
 }
 
 /* One CPU sample; the batch opens with the first sample (an empty one is not written). */
@@ -380,23 +387,54 @@ static int only_thread_left(void)
     return !others;
 }
 
-static void futex_wait_ms(_Atomic uint32_t *w, uint32_t ms)
+/* Sleeps while *w == val, at most ms. */
+static void futex_wait_ms(_Atomic uint32_t *w, uint32_t val, uint32_t ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static __thread int on_flusher; /* this is the flusher thread */
+
+/* The last switch and write, on any thread; nothing is written after it. */
+static void final_here(void)
+{
+    spin_lock(&F.lock);
+    if (!atomic_load(&F.stopped)) {
+        advance();
+        atomic_store(&F.stopped, 1);
+        atomic_store(&gt_on, 0);
+    }
+    spin_unlock(&F.lock);
 }
 
 static void *flusher_main(void *arg)
 {
     (void)arg;
     gt_internal = 1;
+    on_flusher = 1;
     uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = atomic_load(&gt_live) == 0;
         uint64_t now = gt_now();
         if (!atomic_load(&F.wake) && now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
-            futex_wait_ms(&F.wake, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
+            futex_wait_ms(&F.wake, 0, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
+        }
+        uint32_t asked = atomic_load(&F.asked);
+        if (asked != atomic_load(&F.served)) { /* threads wait for this write (flusher_ask) */
+            int last = atomic_load(&F.final_asked);
+            if (last) final_here();
+            else {
+                spin_lock(&F.lock);
+                advance();
+                spin_unlock(&F.lock);
+            }
+            atomic_store(&F.served, asked);
+            syscall(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            if (last) break;
+            next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+            continue;
         }
         if (idle && only_thread_left()) {
             /* Every application thread has ended (main called pthread_exit): glibc would now
@@ -410,6 +448,7 @@ static void *flusher_main(void *arg)
         spin_unlock(&F.lock);
         next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
     }
+    atomic_store(&F.running, 0);
     return NULL;
 }
 
@@ -472,7 +511,9 @@ static int start_thread(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    atomic_store(&F.running, 1);
     int r = REAL(pthread_create)(&th, &attr, flusher_main, NULL);
+    if (r != 0) atomic_store(&F.running, 0);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
@@ -515,8 +556,32 @@ void flusher_fail(const char *why)
         gt_log("%s; tracing stops, %s keeps the generations written so far", why, F.path);
 }
 
+/* A write asked of the flusher thread, when there is one and this is not it: the asking thread
+ * may be in a signal handler that interrupted malloc, and writing allocates (symbolization), a
+ * deadlock on that thread; the flusher thread allocates from its own arena. 1 when written, 0
+ * when the caller must write itself, -1 when the flusher did not answer in time. */
+static int flusher_ask(int last)
+{
+    if (!atomic_load(&F.running) || on_flusher) return 0;
+    if (last) atomic_store(&F.final_asked, 1);
+    uint32_t mine = atomic_fetch_add(&F.asked, 1) + 1;
+    flusher_kick();
+    uint64_t end = gt_now() + ASK_WAIT_MS * 1000000ull, now;
+    for (;;) {
+        uint32_t served = atomic_load(&F.served);
+        if ((int32_t)(served - mine) >= 0) return 1;
+        if (!atomic_load(&F.running)) return 0; /* it ended (a last write): nothing to do */
+        if ((now = gt_now()) >= end) break;
+        futex_wait_ms(&F.served, served, (uint32_t)((end - now) / 1000000 + 1));
+    }
+    gt_log("the flusher did not write within %d s; %s keeps the generations written so far",
+           ASK_WAIT_MS / 1000, F.path);
+    return -1;
+}
+
 void flusher_flush_now(void)
 {
+    if (flusher_ask(0) != 0) return;
     spin_lock(&F.lock);
     advance();
     spin_unlock(&F.lock);
@@ -526,13 +591,8 @@ void flusher_code_unloaded(void) { atomic_store(&F.code_unloaded, 1); }
 
 void flusher_final(void)
 {
-    spin_lock(&F.lock);
-    if (!atomic_load(&F.stopped)) {
-        advance();
-        atomic_store(&F.stopped, 1);
-        atomic_store(&gt_on, 0);
-    }
-    spin_unlock(&F.lock);
+    if (flusher_ask(1) != 0) return;
+    final_here();
     flusher_kick();
 }
 
@@ -552,6 +612,10 @@ int flusher_fork_child(const char *path)
     atomic_store(&F.stopped, 0);
     atomic_store(&F.failed, 0);
     atomic_store(&F.wake, 0);
+    atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
+    atomic_store(&F.asked, 0);
+    atomic_store(&F.served, 0);
+    atomic_store(&F.final_asked, 0);
     F.file_gen = 0;
     F.good_size = 0;
     F.nsnap = 0;

@@ -1,9 +1,13 @@
 # robust_signals: signals (progs/robust_signals.c). "handlers": 3000 signal handlers calling
 # write/pthread_mutex_trylock/sem_post interrupt a thread in hooked waits and syscalls (and
 # the tracer itself), GOTRACE_PERIOD_MS=20: finishes with "ok", valid trace, main blocked in
-# sem_wait (its first wait, posted only by a one-shot timer, blocks whatever the load). "start": a signal sent to each of 300 new threads at once runs a handler that calls
-# hooks before the thread's start routine (and before the tracer's start of the thread): valid
-# trace, 300 goroutines named by the start routine, each started and ended once. Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
+# sem_wait (its first wait, posted only by a one-shot timer, blocks whatever the load).
+# "start": a signal sent to each of 300 new threads at once runs a handler that calls hooks
+# before the thread's start routine (and before the tracer's start of the thread): valid
+# trace, 300 goroutines named by the start routine, each started and ended once.
+# "exit-in-malloc", 20 runs: a handler calls _exit while its thread allocates in a loop: the
+# status is 7 and the trace valid (no deadlock in the tracer's last write, which allocates).
+# Fatal ends ("segv", "segv-handler", "abort", "assert"; core dumps off): exit
 # status, stdout and stderr as untraced; the trace validates; after abort(), assert() and
 # _exit() from a SIGSEGV handler it also holds the last thread started (before_end), written
 # by the flush the tracer does first. After a plain SIGSEGV it keeps the generations written
@@ -28,6 +32,15 @@ assert_eq "$(cat "$RUN_OUT")" ok "start output"
 validate "$RUN_TRACE"
 assert_eq "$(gids_started_at "$RUN_TRACE" started | grep -c .)" 300 "threads at started"
 check_balanced "$RUN_TRACE"
+
+# A handler calling _exit while its thread is inside malloc: the last write (which allocates)
+# is the flusher thread's, so the program ends, with status 7 and a valid trace holding it.
+for i in $(seq 20); do
+    trace_run "exit-in-malloc-$i" -- "$prog" exit-in-malloc
+    expect_status "exit-in-malloc run $i" 7
+    validate "$RUN_TRACE"
+    assert_eq "$(gids_started_at "$RUN_TRACE" before_end | grep -c .)" 1 "before_end in the trace (exit-in-malloc)"
+done
 
 for mode in segv segv-handler abort assert; do
     plain_run "plain-$mode" -- "$prog" "$mode"

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -132,11 +133,38 @@ static void on_segv(int sig)
     _exit(3);
 }
 
+static void on_alarm_exit(int sig)
+{
+    (void)sig;
+    _exit(7);
+}
+
+/* A thread that allocates all the time; a 20 ms timer's handler calls _exit(7) on it, most
+ * likely inside malloc (holding its arena's lock), 20 times over in the 20 runs of the case. */
+static int exit_in_malloc(void)
+{
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, before_end, NULL));
+    CHECK(pthread_join(t, NULL));
+    struct sigaction sa = {.sa_handler = on_alarm_exit};
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval once = {{0, 0}, {0, 20000}};
+    setitimer(ITIMER_REAL, &once, NULL);
+    for (;;) {
+        void *volatile p[8];
+        for (int i = 0; i < 8; i++)
+            p[i] = malloc(2048 + (size_t)i * 512); /* past the tcache: the arena lock */
+        for (int i = 0; i < 8; i++)
+            free(p[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "handlers";
     if (strcmp(mode, "handlers") == 0) return handlers();
     if (strcmp(mode, "start") == 0) return start();
+    if (strcmp(mode, "exit-in-malloc") == 0) return exit_in_malloc();
     pthread_t t[3];
     for (int i = 0; i < 2; i++)
         CHECK(pthread_create(&t[i], NULL, work, NULL));
