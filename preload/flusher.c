@@ -387,11 +387,12 @@ static int only_thread_left(void)
     return !others;
 }
 
-/* Sleeps while *w == val, at most ms. */
+/* Sleeps while *w == val, at most ms. The tracer's own futex calls bypass the syscall hook
+ * (they are not the program's system calls). */
 static void futex_wait_ms(_Atomic uint32_t *w, uint32_t val, uint32_t ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+    REAL(syscall)(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
 static __thread int on_flusher; /* this is the flusher thread */
@@ -431,7 +432,7 @@ static void *flusher_main(void *arg)
                 spin_unlock(&F.lock);
             }
             atomic_store(&F.served, asked);
-            syscall(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            REAL(syscall)(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
             if (last) break;
             next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
             continue;
@@ -546,7 +547,7 @@ void flusher_note_buffer(void)
 void flusher_kick(void)
 {
     atomic_store(&F.wake, 1);
-    syscall(SYS_futex, &F.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    REAL(syscall)(SYS_futex, &F.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void flusher_fail(const char *why)
