@@ -35,12 +35,16 @@ check_balanced "$RUN_TRACE"
 
 # A handler calling _exit while its thread is inside malloc: the last write (which allocates)
 # is the flusher thread's, so the program ends, with status 7 and a valid trace holding it.
-for i in $(seq 20); do
-    trace_run "exit-in-malloc-$i" -- "$prog" exit-in-malloc
-    expect_status "exit-in-malloc run $i" 7
-    validate "$RUN_TRACE"
-    assert_eq "$(gids_started_at "$RUN_TRACE" before_end | grep -c .)" 1 "before_end in the trace (exit-in-malloc)"
-done
+if [ "$GT_SANITIZER" = asan ]; then # its allocator's lock is process-wide
+    skip_part "exit-in-malloc not run: ASan's allocator lock, held by the interrupted thread, stops the flusher's allocations too (the program then exits after the bounded 30 s wait)"
+else
+    for i in $(seq 20); do
+        trace_run "exit-in-malloc-$i" -- "$prog" exit-in-malloc
+        expect_status "exit-in-malloc run $i" 7
+        validate "$RUN_TRACE"
+        assert_eq "$(gids_started_at "$RUN_TRACE" before_end | grep -c .)" 1 "before_end in the trace (exit-in-malloc)"
+    done
+fi
 
 for mode in segv segv-handler abort assert; do
     plain_run "plain-$mode" -- "$prog" "$mode"
