@@ -35,7 +35,10 @@ static int fds_base(void)
     return rl.rlim_cur / 2 > 1024 ? 1024 : (int)(rl.rlim_cur / 2);
 }
 
-int fds_high_dup(int fd) { return REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (void *)(long)fds_base()); }
+int fds_high_dup(int fd)
+{
+    return REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (void *)(long)fds_base());
+}
 
 int fds_high(int fd)
 {
@@ -95,7 +98,10 @@ static int held_slot(int fd)
     return i >= 0 && held(i, fd) ? i : -1;
 }
 
-int fds_is_kept(int fd) { return slot_of(fd) >= 0; }
+int fds_is_kept(int fd)
+{
+    return slot_of(fd) >= 0;
+}
 
 void fds_forget(int fd)
 {
@@ -144,7 +150,8 @@ int fds_close_range(unsigned lo, unsigned hi, int flags, int (*close_fn)(unsigne
         int found = 0;
         for (int i = 0; i < GT_FDS_MAX; i++) {
             int k = atomic_load_explicit(&kept[i].fd1, memory_order_relaxed) - 1;
-            if (k >= 0 && (unsigned)k >= from && (unsigned)k <= hi && (!found || (unsigned)k < next)) {
+            if (k >= 0 && (unsigned)k >= from && (unsigned)k <= hi &&
+                (!found || (unsigned)k < next)) {
                 next = (unsigned)k;
                 found = 1;
             }

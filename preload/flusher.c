@@ -50,8 +50,8 @@ static struct {
     _Atomic uint32_t wake;
     atomic_int stopped;
     atomic_int failed;
-    atomic_int code_unloaded; /* a library was unloaded: the symbol cache is stale */
-    atomic_int running;       /* a flusher thread exists (or is being started) */
+    atomic_int code_unloaded;       /* a library was unloaded: the symbol cache is stale */
+    atomic_int running;             /* a flusher thread exists (or is being started) */
     _Atomic uint32_t asked, served; /* writes asked of the flusher thread, and done */
     atomic_int final_asked;         /* the asked write is the last one */
     gt_spinlock lock;
@@ -71,7 +71,8 @@ static int reserve(struct bytes *b, size_t n)
 {
     if (b->len + n <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 1 << 16;
-    while (cap < b->len + n) cap *= 2;
+    while (cap < b->len + n)
+        cap *= 2;
     uint8_t *p = realloc(b->p, cap);
     if (!p) {
         flusher_fail("out of memory while writing a generation");
@@ -250,7 +251,8 @@ static void visit_sample(void *ctx, const uint64_t rec[5])
     *open = 1;
     struct_room(F.file_gen + 1, GO_EV_CPU_SAMPLES, 1 + 5 * GO_MAX_UVARINT_LEN);
     put_bytes(&F.out, (uint8_t[]){GO_EV_CPU_SAMPLE}, 1);
-    for (int i = 0; i < 5; i++) put_uv(&F.out, rec[i]);
+    for (int i = 0; i < 5; i++)
+        put_uv(&F.out, rec[i]);
 }
 
 static int write_all(const uint8_t *p, size_t n)
@@ -277,15 +279,18 @@ static void write_generation(uint64_t gen)
     F.out.len = 0;
     if (F.file_gen == 0) put_bytes(&F.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
     size_t events_start = F.out.len;
-    if (F.mless[par].len) put_batch(fg, GO_NO_THREAD, F.mless_ts[par], F.mless[par].p, F.mless[par].len);
+    if (F.mless[par].len)
+        put_batch(fg, GO_NO_THREAD, F.mless_ts[par], F.mless[par].p, F.mless[par].len);
     for (size_t i = 0; i < F.nsnap; i++) {
         struct gt_thread *t = F.snap[i];
         uint64_t m = (uint64_t)atomic_load(&t->tid);
-        if (t->prefix[par].len) put_batch(fg, m, t->prefix[par].ts, t->prefix[par].bytes, t->prefix[par].len);
+        if (t->prefix[par].len)
+            put_batch(fg, m, t->prefix[par].ts, t->prefix[par].bytes, t->prefix[par].len);
         struct gt_stream *st = &t->stream[par];
         for (struct gt_buf *b = st->full_head; b; b = b->next)
             if (b->len) put_batch(fg, m, b->base_ts, b->data, b->len);
-        if (st->cur && st->cur->len) put_batch(fg, m, st->cur->base_ts, st->cur->data, st->cur->len);
+        if (st->cur && st->cur->len)
+            put_batch(fg, m, st->cur->base_ts, st->cur->data, st->cur->len);
     }
     if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
         int open = 0;
@@ -425,7 +430,8 @@ static void *flusher_main(void *arg)
         uint32_t asked = atomic_load(&F.asked);
         if (asked != atomic_load(&F.served)) { /* threads wait for this write (flusher_ask) */
             int last = atomic_load(&F.final_asked);
-            if (last) final_here();
+            if (last)
+                final_here();
             else {
                 spin_lock(&F.lock);
                 advance();
@@ -588,7 +594,10 @@ void flusher_flush_now(void)
     spin_unlock(&F.lock);
 }
 
-void flusher_code_unloaded(void) { atomic_store(&F.code_unloaded, 1); }
+void flusher_code_unloaded(void)
+{
+    atomic_store(&F.code_unloaded, 1);
+}
 
 void flusher_final(void)
 {
@@ -597,8 +606,14 @@ void flusher_final(void)
     flusher_kick();
 }
 
-void flusher_fork_prepare(void) { spin_lock(&F.lock); }
-void flusher_fork_parent(void) { spin_unlock(&F.lock); }
+void flusher_fork_prepare(void)
+{
+    spin_lock(&F.lock);
+}
+void flusher_fork_parent(void)
+{
+    spin_unlock(&F.lock);
+}
 
 int flusher_fork_child(const char *path)
 {

@@ -21,7 +21,7 @@ void flusher_fail(const char *why);
 void flusher_flush_now(void); /* switch and write synchronously (before exec) */
 void flusher_final(void);
 /* A library was unloaded: the next generation written symbolizes with fresh module maps. */
-void flusher_code_unloaded(void);     /* last switch and write; nothing is written after it */
+void flusher_code_unloaded(void); /* last switch and write; nothing is written after it */
 /* Fork: prepare takes the flush lock (waiting for a switch in progress), parent and child
  * release it. In the child, with a path: a fresh flusher thread writes PATH (opened when the
  * first generation is written, so a child that only execs leaves no file), from file

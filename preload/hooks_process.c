@@ -28,7 +28,8 @@ EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 EXPORT void closefrom(int lo)
 {
     int saved = errno;
-    if (fds_close_range(lo < 0 ? 0 : (unsigned)lo, ~0U, 0, REAL(close_range)) != 0 && errno == ENOSYS)
+    if (fds_close_range(lo < 0 ? 0 : (unsigned)lo, ~0U, 0, REAL(close_range)) != 0 &&
+        errno == ENOSYS)
         REAL(closefrom)(lo);
     errno = saved;
 }
@@ -40,9 +41,15 @@ EXPORT void closefrom(int lo)
     }                                                                                              \
     return call
 
-EXPORT int dup2(int from, int to) { DUP_HOOK(from, to, REAL(dup2)(from, to)); }
+EXPORT int dup2(int from, int to)
+{
+    DUP_HOOK(from, to, REAL(dup2)(from, to));
+}
 
-EXPORT int dup3(int from, int to, int flags) { DUP_HOOK(from, to, REAL(dup3)(from, to, flags)); }
+EXPORT int dup3(int from, int to, int flags)
+{
+    DUP_HOOK(from, to, REAL(dup3)(from, to, flags));
+}
 
 EXPORT int pipe2(int fds[2], int flags)
 {
@@ -62,10 +69,12 @@ EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
     if (!in_tracer()) return REAL(pthread_key_create)(key, destructor);
     pthread_key_t taken[PTHREAD_KEYS_MAX];
     int n = 0;
-    while (n < PTHREAD_KEYS_MAX && REAL(pthread_key_create)(&taken[n], destructor) == 0) n++;
+    while (n < PTHREAD_KEYS_MAX && REAL(pthread_key_create)(&taken[n], destructor) == 0)
+        n++;
     if (n == 0) return EAGAIN;
     *key = taken[n - 1];
-    for (int i = 0; i < n - 1; i++) REAL(pthread_key_delete)(taken[i]);
+    for (int i = 0; i < n - 1; i++)
+        REAL(pthread_key_delete)(taken[i]);
     stack_key_created(*key);
     return 0;
 }

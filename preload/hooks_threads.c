@@ -106,7 +106,10 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     }                                                                                              \
     return r
 
-EXPORT int pthread_join(pthread_t th, void **ret) { JOIN_HOOK(REAL(pthread_join)(th, ret)); }
+EXPORT int pthread_join(pthread_t th, void **ret)
+{
+    JOIN_HOOK(REAL(pthread_join)(th, ret));
+}
 
 EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
 {

@@ -62,7 +62,8 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     if (!s->slots || !s->entries || !c) return -1;
     atomic_store_explicit(&s->chunk, c, memory_order_release);
     int listed = 0;
-    for (int i = 0; i < nsets; i++) listed |= sets[i] == s;
+    for (int i = 0; i < nsets; i++)
+        listed |= sets[i] == s;
     if (!listed && nsets < INTERN_MAX_SETS) sets[nsets++] = s;
     return 0;
 }
@@ -71,7 +72,8 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
 static void bury_if_claimed(struct intern_set *s, uint64_t i)
 {
     uint64_t v = atomic_load_explicit(&s->slots[i], memory_order_relaxed);
-    if (v && (uint32_t)v == 0) atomic_store_explicit(&s->slots[i], v | DEAD_ID, memory_order_relaxed);
+    if (v && (uint32_t)v == 0)
+        atomic_store_explicit(&s->slots[i], v | DEAD_ID, memory_order_relaxed);
 }
 
 /* A parent thread may have held the chunk lock: the chunk it was mapping is then either
@@ -82,7 +84,8 @@ void intern_fork_child(void)
         struct intern_set *s = sets[k];
         atomic_flag_clear_explicit(&s->chunk_lock, memory_order_relaxed);
         if (atomic_load_explicit(&s->untracked, memory_order_relaxed))
-            for (uint64_t i = 0; i <= s->mask; i++) bury_if_claimed(s, i);
+            for (uint64_t i = 0; i <= s->mask; i++)
+                bury_if_claimed(s, i);
         for (int j = 0; j < INTERN_INFLIGHT; j++) {
             uint64_t r = atomic_load_explicit(&s->inflight[j], memory_order_relaxed);
             if (r) bury_if_claimed(s, r - 1);

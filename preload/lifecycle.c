@@ -38,10 +38,19 @@ static pid_t tracer_pid;
 static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
 static int forked;      /* this process is a forked child (or its exec'd image) */
 
-static void warn_config(const char *msg) { gt_log("%s", msg); }
-static const char *env(const char *name) { return getenv(name); }
+static void warn_config(const char *msg)
+{
+    gt_log("%s", msg);
+}
+static const char *env(const char *name)
+{
+    return getenv(name);
+}
 
-int tracer_in_own_process(void) { return getpid() == tracer_pid; }
+int tracer_in_own_process(void)
+{
+    return getpid() == tracer_pid;
+}
 
 /* The forking thread holds the locks from here to the parent or child handler; meanwhile it
  * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
@@ -49,7 +58,8 @@ int tracer_in_own_process(void) { return getpid() == tracer_pid; }
 static void fork_prepare(void)
 {
     struct gt_thread *t = gt_self;
-    fork_traced = atomic_load(&gt_on) && !gt_internal && !(t && t->depth) && tracer_in_own_process();
+    fork_traced =
+        atomic_load(&gt_on) && !gt_internal && !(t && t->depth) && tracer_in_own_process();
     gt_internal++;
     if (!fork_traced) return;
     flusher_fork_prepare();
@@ -156,7 +166,8 @@ void tracer_init(void)
     char path[GT_PATH_MAX];
     image = image_of_process();
     if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
-        image_path(path, sizeof path, image) != 0 || (forked && forked_path(path, sizeof path) != 0)) {
+        image_path(path, sizeof path, image) != 0 ||
+        (forked && forked_path(path, sizeof path) != 0)) {
         gt_log("GOTRACE_OUT is too long; running untraced");
         goto done;
     }
@@ -169,7 +180,8 @@ void tracer_init(void)
     if (flusher_start(&cfg, path) != 0) goto done;
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    gt_debug("tracing to %s (period %u ms, stacks %s)", path, cfg.period_ms, cfg.stacks ? "on" : "off");
+    gt_debug("tracing to %s (period %u ms, stacks %s)", path, cfg.period_ms,
+             cfg.stacks ? "on" : "off");
     atomic_store(&gt_on, 1);
 done:
     gt_internal--;
@@ -200,7 +212,10 @@ void tracer_flush_now(void)
     if (may_flush()) as_tracer(flusher_flush_now);
 }
 
-void tracer_before_unload(void) { tracer_flush_now(); }
+void tracer_before_unload(void)
+{
+    tracer_flush_now();
+}
 
 void tracer_after_unload(void)
 {
@@ -212,7 +227,8 @@ int tracer_before_exec(char *marker, size_t size)
 {
     if (!may_flush()) return 0;
     as_tracer(flusher_flush_now);
-    snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1, forked ? "f" : "");
+    snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1,
+             forked ? "f" : "");
     return 1;
 }
 

@@ -34,8 +34,9 @@ void real_init(void)
     if (!r.name) gt_log("cannot resolve %s; this program cannot run under the tracer", #name);
     GT_REAL_FUNCS(GT_REAL_RESOLVE)
 #undef GT_REAL_RESOLVE
-    r.libc_start_main = (int (*)(int (*)(int, char **, char **), int, char **, void (*)(void),
-                                 void (*)(void), void (*)(void), void *))resolve("__libc_start_main", 0);
+    r.libc_start_main =
+        (int (*)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void),
+                 void (*)(void), void *))resolve("__libc_start_main", 0);
     /* Concurrent first calls resolve the same values; publishing twice is harmless. */
     gt_real = r;
     atomic_store_explicit(&done, 1, memory_order_release);

@@ -134,8 +134,10 @@ static void memo_keep(struct stack_memo *m, int last, uint64_t id)
         keep++;
     if (c->n < 0 || keep == 0 || !id) return;
     struct unwind_chain *slot;
-    if (m->used < STACK_MEMO_WAYS) slot = &m->chain[m->used++];
-    else slot = (struct unwind_chain *)m->known[STACK_MEMO_WAYS - 1];
+    if (m->used < STACK_MEMO_WAYS)
+        slot = &m->chain[m->used++];
+    else
+        slot = (struct unwind_chain *)m->known[STACK_MEMO_WAYS - 1];
     memcpy(slot->frame, c->frame, (size_t)keep);
     memcpy(slot->c, c->c, (size_t)keep * sizeof c->c[0]);
     slot->n = keep;
@@ -210,7 +212,10 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
     return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
 }
 
-int stack_enabled(void) { return capture; }
+int stack_enabled(void)
+{
+    return capture;
+}
 
 int stack_depth(uint64_t id)
 {

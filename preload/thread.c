@@ -68,7 +68,8 @@ void thread_requeue(struct gt_thread *t)
 {
     spin_lock(&reg_lock);
     struct gt_thread **pp = &reg_head;
-    while (*pp && *pp != t) pp = &(*pp)->next;
+    while (*pp && *pp != t)
+        pp = &(*pp)->next;
     if (*pp && t != reg_tail) {
         *pp = t->next;
         t->next = NULL;
@@ -81,7 +82,8 @@ void thread_requeue(struct gt_thread *t)
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
 {
     spin_lock(&reg_lock);
-    for (struct gt_thread *t = reg_head; t; t = t->next) fn(t, ctx);
+    for (struct gt_thread *t = reg_head; t; t = t->next)
+        fn(t, ctx);
     spin_unlock(&reg_lock);
 }
 
@@ -100,7 +102,8 @@ void thread_reap(uint64_t gen)
     spin_lock(&reg_lock);
     if (limbo[1]) {
         struct gt_thread *last = limbo[1];
-        while (last->next) last = last->next;
+        while (last->next)
+            last = last->next;
         last->next = reusable;
         reusable = limbo[1];
     }

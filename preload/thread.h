@@ -37,9 +37,18 @@ static inline uint64_t word_make(uint64_t gen, unsigned state, uint64_t seq)
 {
     return (gen << 32) | ((uint64_t)state << 28) | (seq & 0x0fffffff);
 }
-static inline uint64_t word_gen(uint64_t w) { return w >> 32; }
-static inline unsigned word_state(uint64_t w) { return (unsigned)(w >> 28) & 0xf; }
-static inline uint64_t word_seq(uint64_t w) { return w & 0x0fffffff; }
+static inline uint64_t word_gen(uint64_t w)
+{
+    return w >> 32;
+}
+static inline unsigned word_state(uint64_t w)
+{
+    return (unsigned)(w >> 28) & 0xf;
+}
+static inline uint64_t word_seq(uint64_t w)
+{
+    return w & 0x0fffffff;
+}
 
 struct gt_p {
     _Atomic uint64_t word;
@@ -60,32 +69,32 @@ struct gt_thread {
     uint32_t depth;       /* owner only: >0 while inside the tracer (re-entrancy guard) */
     uint64_t g;           /* goroutine id */
     _Atomic uint64_t gword;
-    _Atomic int64_t tid; /* M: kernel TID, 0 until the thread runs */
-    struct gt_p *_Atomic p; /* owned P, NULL before start and after exit (owner writes) */
+    _Atomic int64_t tid;          /* M: kernel TID, 0 until the thread runs */
+    struct gt_p *_Atomic p;       /* owned P, NULL before start and after exit (owner writes) */
     _Atomic uint64_t block_stack; /* stack of the current wait: written by the owner before it
                                      is Waiting, read by the flusher's status claim, which may
                                      overlap the owner's next wait (read it once, relaxed) */
-    uint64_t syscall_stack; /* stack of the current syscall */
-    struct gt_stream stream[2]; /* events, by generation parity (owner writes) */
-    struct {                    /* statuses the flusher wrote at a switch (flusher only) */
+    uint64_t syscall_stack;       /* stack of the current syscall */
+    struct gt_stream stream[2];   /* events, by generation parity (owner writes) */
+    struct {                      /* statuses the flusher wrote at a switch (flusher only) */
         uint8_t bytes[GT_PREFIX_MAX];
         uint32_t len;
         uint64_t ts;
     } prefix[2];
-    struct gt_wait wait;   /* where this thread waits (waitq.c) */
-    _Atomic int exited;    /* set after the thread's last event */
-    uint64_t exit_gen;     /* generation of the last event */
+    struct gt_wait wait;      /* where this thread waits (waitq.c) */
+    _Atomic int exited;       /* set after the thread's last event */
+    uint64_t exit_gen;        /* generation of the last event */
     _Atomic pthread_t handle; /* pthread_self() of the thread: set by the thread when it starts
                                  and, for a created one, by its creator (same value) */
     atomic_int creating;      /* its creator may still write it (handle): never reaped */
-    void *(*start)(void *); /* start routine and argument, for the trampoline */
+    void *(*start)(void *);   /* start routine and argument, for the trampoline */
     void *arg;
     struct gt_thread *next; /* registry */
     /* Annotations and names (annotations.c, the annotations section of tracer.c). */
-    struct gt_regions regions; /* owner only: the open user regions this thread wrote */
-    _Atomic uint64_t name_str; /* string id of the thread's name, 0 = unnamed (set by anyone) */
-    uint64_t label_str;        /* owner only: name written by the last GoLabel, and its */
-    uint64_t label_gen;        /* generation */
+    struct gt_regions regions;    /* owner only: the open user regions this thread wrote */
+    _Atomic uint64_t name_str;    /* string id of the thread's name, 0 = unnamed (set by anyone) */
+    uint64_t label_str;           /* owner only: name written by the last GoLabel, and its */
+    uint64_t label_gen;           /* generation */
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
     struct stack_memo memo;       /* owner only: its recent stacks (stack.h) */
 };

@@ -49,7 +49,8 @@ static uint64_t reason_ids[GT_R_COUNT];
 
 void tr_reasons_init(void)
 {
-    for (int i = 0; i < GT_R_COUNT; i++) reason_ids[i] = str_intern_cstr(reason_names[i]);
+    for (int i = 0; i < GT_R_COUNT; i++)
+        reason_ids[i] = str_intern_cstr(reason_names[i]);
 }
 
 /* ---- sections and event emission ---- */
@@ -68,7 +69,10 @@ static void sect_begin(struct sect *s, struct gt_thread *t)
     s->ts = 0;
 }
 
-static void sect_end(struct sect *s) { atomic_fetch_add_explicit(&s->t->seq, 1, memory_order_release); }
+static void sect_end(struct sect *s)
+{
+    atomic_fetch_add_explicit(&s->t->seq, 1, memory_order_release);
+}
 
 static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
 {
@@ -108,9 +112,15 @@ static unsigned g_state(struct gt_thread *t)
     return word_state(atomic_load_explicit(&t->gword, memory_order_acquire));
 }
 
-static uint64_t tid_of(struct gt_thread *t) { return (uint64_t)atomic_load(&t->tid); }
+static uint64_t tid_of(struct gt_thread *t)
+{
+    return (uint64_t)atomic_load(&t->tid);
+}
 
-static void mark(uint64_t gen, uint64_t stk) { stack_mark(stk, gen); }
+static void mark(uint64_t gen, uint64_t stk)
+{
+    stack_mark(stk, gen);
+}
 
 /* Claims the generation for the owner's P without changing it. */
 static void p_touch(struct sect *s)
@@ -128,7 +138,8 @@ static void g_touch(struct sect *s)
 {
     uint64_t seq0;
     unsigned from;
-    g_move(s->gen, s->t, SMASK(GO_G_RUNNING), GO_G_RUNNING, INC0, &seq0, &from, sect_emit, s, &s->ts);
+    g_move(s->gen, s->t, SMASK(GO_G_RUNNING), GO_G_RUNNING, INC0, &seq0, &from, sect_emit, s,
+           &s->ts);
 }
 
 /* The thread's name as a GoLabel, if it changed or was not written yet in this generation
@@ -179,7 +190,8 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
         struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
         uint64_t ps;
         p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s, &s->ts);
-        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s, &s->ts);
+        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s,
+               &s->ts);
         EMIT0(s, GO_EV_GO_SYSCALL_END);
         return 1;
     }
@@ -256,7 +268,7 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
         tracer_init();
         if (!atomic_load_explicit(&gt_on, memory_order_acquire)) return NULL;
     }
-    if (gt_self) return NULL; /* inside the tracer, or after the thread's exit */
+    if (gt_self) return NULL;                  /* inside the tracer, or after the thread's exit */
     if (!tracer_in_own_process()) return NULL; /* a vfork child: the parent's state */
     int saved = errno;
     struct gt_thread *t = adopt(NULL);
@@ -436,7 +448,8 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     unsigned from;
     sect_begin(&s, self);
     p_touch(&s);
-    int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit, &s, &s.ts);
+    int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit,
+                   &s, &s.ts);
     if (r == MOVE_OK) {
         mark(s.gen, stk);
         str_mark(reason_ids[reason], s.gen);
@@ -478,7 +491,8 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk)
     int r;
     for (;;) {
         sect_begin(&s, self);
-        r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s, &s.ts);
+        r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s,
+                   &s.ts);
         if (r == MOVE_OK) {
             mark(s.gen, stk);
             EMIT(&s, GO_EV_GO_UNBLOCK, t->g, seq0 + 1, stk);
@@ -506,7 +520,8 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     sect_begin(&s, self);
     struct gt_p *p = atomic_load_explicit(&self->p, memory_order_relaxed);
     p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps, sect_emit, &s, &s.ts);
-    g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s, &s.ts);
+    g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s,
+           &s.ts);
     mark(s.gen, stk);
     EMIT(&s, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     sect_end(&s);
@@ -538,7 +553,8 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     int saved = errno;
     self->depth++;
     uint64_t a[GT_EV_MAX_ARGS];
-    for (int i = 0; i < n; i++) a[i] = args[i];
+    for (int i = 0; i < n; i++)
+        a[i] = args[i];
     a[n] = stack_capture(&self->memo);
     struct sect s;
     sect_begin(&s, self);

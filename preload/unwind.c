@@ -14,8 +14,9 @@
 
 #define CACHE_LOG 15
 #define PROBES 8
-#define MAX_FRAME_SPAN ((uintptr_t)1 << 28) /* a caller's frame lies within this of the callee's   \
-                                             */
+#define MAX_FRAME_SPAN                                                                             \
+    ((uintptr_t)1 << 28) /* a caller's frame lies within this of the callee's                      \
+                          */
 
 struct slot {
     _Atomic uint64_t key, val;

@@ -1,6 +1,7 @@
 /* bench_stack.c: ns per stack capture at depth ~10: stack_capture with a memo (a repeated stack:
- * checks only), without one (fast walk + intern), the fast walk alone (unwind_here), libunwind's unw_backtrace and an unw_step loop. Invariant: standalone, prints one line per variant.
- * Run (after `make build/libgotrace_core.a`):
+ * checks only), without one (fast walk + intern), the fast walk alone (unwind_here), libunwind's
+ * unw_backtrace and an unw_step loop. Invariant: standalone, prints one line per variant. Run
+ * (after `make build/libgotrace_core.a`):
  *   cc -std=c11 -D_GNU_SOURCE -O2 -g -Ipreload -Icommon bench/stack/bench_stack.c \
  *      build/libgotrace_core.a -lunwind -ldw -lelf -ldl -lpthread -o build/bench_stack && \
  *   build/bench_stack */
@@ -28,7 +29,10 @@ static uint64_t step_loop(void)
     return sum;
 }
 
-static uint64_t capture_plain(void) { return stack_capture(NULL); }
+static uint64_t capture_plain(void)
+{
+    return stack_capture(NULL);
+}
 
 static uint64_t capture_memo(void)
 {

@@ -226,7 +226,8 @@ static uint64_t unpublish_claimed(void)
 {
     parent_id = put(&forked, "claimed");
     uint64_t i = 0;
-    while (i <= forked.mask && (uint32_t)atomic_load(&forked.slots[i]) != parent_id) i++;
+    while (i <= forked.mask && (uint32_t)atomic_load(&forked.slots[i]) != parent_id)
+        i++;
     cr_assert_leq(i, forked.mask);
     atomic_store(&forked.slots[i], atomic_load(&forked.slots[i]) & ~(uint64_t)0xffffffffu);
     return i;
@@ -265,9 +266,12 @@ Test(intern, inserts_leave_no_record)
 {
     cr_assert_eq(intern_init(&forked, "test", 13), 0);
     pthread_t th[2];
-    for (int t = 0; t < 2; t++) cr_assert_eq(pthread_create(&th[t], NULL, insert_many, NULL), 0);
-    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
-    for (int j = 0; j < INTERN_INFLIGHT; j++) cr_assert_eq(atomic_load(&forked.inflight[j]), 0);
+    for (int t = 0; t < 2; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, insert_many, NULL), 0);
+    for (int t = 0; t < 2; t++)
+        pthread_join(th[t], NULL);
+    for (int j = 0; j < INTERN_INFLIGHT; j++)
+        cr_assert_eq(atomic_load(&forked.inflight[j]), 0);
     cr_assert_eq(atomic_load(&forked.untracked), 0);
 }
 

@@ -43,7 +43,8 @@ Test(thread, reap_waits_for_the_creator)
 {
     struct gt_thread *t = exited_in(1);
     atomic_store(&t->creating, 1); /* the child ran and exited before pthread_create returned */
-    for (uint64_t gen = 2; gen < 8; gen++) thread_reap(gen);
+    for (uint64_t gen = 2; gen < 8; gen++)
+        thread_reap(gen);
     struct order o = registry();
     cr_assert_eq(o.n, 1, "kept while its creator may still write it");
     cr_assert_eq(o.seen[0], t);
@@ -86,7 +87,10 @@ Test(thread, requeue_moves_to_the_end)
     cr_assert(o.n == 4 && o.seen[3] == d, "the tail is still right after a requeue");
 }
 
-static void *never_started(void *arg) { return arg; }
+static void *never_started(void *arg)
+{
+    return arg;
+}
 
 Test(thread, create_done_publishes_the_handle_and_releases)
 {

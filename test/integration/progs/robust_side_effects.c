@@ -26,7 +26,10 @@
 #include "common.h"
 
 static int errno_at_start;
-__attribute__((constructor(65535))) static void note_errno(void) { errno_at_start = errno; }
+__attribute__((constructor(65535))) static void note_errno(void)
+{
+    errno_at_start = errno;
+}
 
 static void print_mask(const char *who)
 {
@@ -57,7 +60,9 @@ static void report(void)
             printf("signal %d: error %d\n", i, errno);
             continue;
         }
-        const char *h = sa.sa_handler == SIG_DFL ? "default" : sa.sa_handler == SIG_IGN ? "ignore" : "handler";
+        const char *h = sa.sa_handler == SIG_DFL   ? "default"
+                        : sa.sa_handler == SIG_IGN ? "ignore"
+                                                   : "handler";
         printf("signal %d: %s flags %#x\n", i, h, (unsigned)sa.sa_flags);
     }
     pthread_key_t k;
@@ -67,7 +72,8 @@ static void report(void)
     for (int r = 0; r < RLIM_NLIMITS; r++) {
         struct rlimit rl;
         getrlimit(r, &rl);
-        printf("rlimit %d: %llu %llu\n", r, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+        printf("rlimit %d: %llu %llu\n", r, (unsigned long long)rl.rlim_cur,
+               (unsigned long long)rl.rlim_max);
     }
     mode_t m = umask(022);
     umask(m);
@@ -87,7 +93,10 @@ static void *worker(void *arg)
     }
     return NULL;
 }
-static void *after_close(void *arg) { return worker(arg); }
+static void *after_close(void *arg)
+{
+    return worker(arg);
+}
 static void *last_worker(void *arg)
 {
     worker(arg);
@@ -108,16 +117,30 @@ static int list_fds(int *out, int max)
     return n;
 }
 
-static int dup2_fn(int from, int to) { return dup2(from, to); }
-static int sys_dup2(int from, int to) { return (int)syscall(SYS_dup2, from, to); }
-static int sys_dup3(int from, int to) { return (int)syscall(SYS_dup3, from, to, 0); }
-static int sys_close(int fd) { return (int)syscall(SYS_close, fd); }
+static int dup2_fn(int from, int to)
+{
+    return dup2(from, to);
+}
+static int sys_dup2(int from, int to)
+{
+    return (int)syscall(SYS_dup2, from, to);
+}
+static int sys_dup3(int from, int to)
+{
+    return (int)syscall(SYS_dup3, from, to, 0);
+}
+static int sys_close(int fd)
+{
+    return (int)syscall(SYS_close, fd);
+}
 
 /* dup2 as the kernel's system call itself: no function of any library runs. */
 static int asm_dup2(int from, int to)
 {
     long r;
-    __asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_dup2), "D"((long)from), "S"((long)to)
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "a"((long)SYS_dup2), "D"((long)from), "S"((long)to)
                      : "rcx", "r11", "memory");
     return (int)r;
 }

@@ -89,7 +89,10 @@ static int handlers(void)
     return 0;
 }
 
-static void *started(void *arg) { return arg; }
+static void *started(void *arg)
+{
+    return arg;
+}
 
 static int start(void)
 {
@@ -123,7 +126,10 @@ static void *work(void *arg)
     }
     return arg;
 }
-static void *before_end(void *arg) { return arg; }
+static void *before_end(void *arg)
+{
+    return arg;
+}
 
 static void on_segv(int sig)
 {
