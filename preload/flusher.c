@@ -414,6 +414,14 @@ static void final_here(void)
     spin_unlock(&F.lock);
 }
 
+/* One generation switch and write, under the flush lock. */
+static void switch_generation(void)
+{
+    spin_lock(&F.lock);
+    advance();
+    spin_unlock(&F.lock);
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -428,32 +436,24 @@ static void *flusher_main(void *arg)
             futex_wait_ms(&F.wake, 0, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
         }
         uint32_t asked = atomic_load(&F.asked);
-        if (asked != atomic_load(&F.served)) { /* threads wait for this write (flusher_ask) */
-            int last = atomic_load(&F.final_asked);
-            if (last)
-                final_here();
-            else {
-                spin_lock(&F.lock);
-                advance();
-                spin_unlock(&F.lock);
-            }
-            atomic_store(&F.served, asked);
-            REAL(syscall)(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-            if (last) break;
-            next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
-            continue;
-        }
-        if (idle && only_thread_left()) {
+        int serve = asked != atomic_load(&F.served); /* threads wait for it (flusher_ask) */
+        int last = serve && atomic_load(&F.final_asked);
+        if (!serve && idle && only_thread_left()) {
             /* Every application thread has ended (main called pthread_exit): glibc would now
              * exit with status 0; this thread must not keep the process alive. */
             flusher_final();
             exit(0);
         }
-        if (!atomic_exchange(&F.wake, 0) && gt_now() < next) continue;
-        spin_lock(&F.lock);
-        advance();
-        spin_unlock(&F.lock);
+        if (!atomic_exchange(&F.wake, 0) && !serve && gt_now() < next) continue;
+        if (last)
+            final_here();
+        else
+            switch_generation();
         next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+        if (serve) {
+            atomic_store(&F.served, asked);
+            REAL(syscall)(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        }
     }
     atomic_store(&F.running, 0);
     return NULL;
@@ -588,10 +588,7 @@ static int flusher_ask(int last)
 
 void flusher_flush_now(void)
 {
-    if (flusher_ask(0) != 0) return;
-    spin_lock(&F.lock);
-    advance();
-    spin_unlock(&F.lock);
+    if (flusher_ask(0) == 0) switch_generation();
 }
 
 void flusher_code_unloaded(void)

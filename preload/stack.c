@@ -125,7 +125,21 @@ static int last_used(const uintptr_t *pcs, int first, int n)
     return end;
 }
 
-/* Keeps a recorded walk (memo->scratch) for the stack id; drops the least recently hit. */
+/* Moves way i of the memo to the front: most recently hit first. */
+static void memo_front(struct stack_memo *m, int i)
+{
+    const struct unwind_chain *k = m->known[i];
+    uint64_t id = m->id[i];
+    for (; i > 0; i--) {
+        m->known[i] = m->known[i - 1];
+        m->id[i] = m->id[i - 1];
+    }
+    m->known[0] = k;
+    m->id[0] = id;
+}
+
+/* Keeps a recorded walk (memo->scratch) for the stack id, in a free way or in place of the
+ * least recently hit. */
 static void memo_keep(struct stack_memo *m, int last, uint64_t id)
 {
     struct unwind_chain *c = &m->scratch;
@@ -133,31 +147,15 @@ static void memo_keep(struct stack_memo *m, int last, uint64_t id)
     while (keep < c->n && c->frame[keep] <= last)
         keep++;
     if (c->n < 0 || keep == 0 || !id) return;
-    struct unwind_chain *slot;
-    if (m->used < STACK_MEMO_WAYS)
-        slot = &m->chain[m->used++];
-    else
-        slot = (struct unwind_chain *)m->known[STACK_MEMO_WAYS - 1];
+    struct unwind_chain *slot = m->used < STACK_MEMO_WAYS
+                                    ? &m->chain[m->used++]
+                                    : (struct unwind_chain *)m->known[STACK_MEMO_WAYS - 1];
     memcpy(slot->frame, c->frame, (size_t)keep);
     memcpy(slot->c, c->c, (size_t)keep * sizeof c->c[0]);
     slot->n = keep;
-    for (int i = m->used - 1; i > 0; i--) {
-        m->known[i] = m->known[i - 1];
-        m->id[i] = m->id[i - 1];
-    }
-    m->known[0] = slot;
-    m->id[0] = id;
-}
-
-static uint64_t memo_hit(struct stack_memo *m, int i)
-{
-    uint64_t id = m->id[i];
-    if (i > 0) { /* most recently hit first */
-        const struct unwind_chain *k = m->known[i];
-        m->known[i] = m->known[0], m->id[i] = m->id[0];
-        m->known[0] = k, m->id[0] = id;
-    }
-    return id;
+    m->known[m->used - 1] = slot; /* the last way: new, or the one replaced */
+    m->id[m->used - 1] = id;
+    memo_front(m, m->used - 1);
 }
 
 GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
@@ -171,7 +169,10 @@ GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
     }
     int n = unwind_here(pcs, depth + SLACK, memo ? memo->known : NULL, memo ? memo->used : 0,
                         memo ? &memo->scratch : NULL);
-    if (n <= -2) return memo_hit(memo, -2 - n);
+    if (n <= -2) {
+        memo_front(memo, -2 - n);
+        return memo->id[0];
+    }
     int fast = n >= 0;
     if (!fast) n = general_backtrace(pcs, depth + SLACK);
     int first = 0;

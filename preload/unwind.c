@@ -14,9 +14,8 @@
 
 #define CACHE_LOG 15
 #define PROBES 8
-#define MAX_FRAME_SPAN                                                                             \
-    ((uintptr_t)1 << 28) /* a caller's frame lies within this of the callee's                      \
-                          */
+/* A caller's frame lies within this of the callee's. */
+#define MAX_FRAME_SPAN ((uintptr_t)1 << 28)
 
 struct slot {
     _Atomic uint64_t key, val;
