@@ -25,7 +25,14 @@ $(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
 	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 
-bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack
+# The blocking-path micro-benchmark (the tracer API as the condvar hooks call it, spin hand-offs).
+$(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.a
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
+	    $(PRELOAD_LIBS)
+
+bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack \
+    $(BENCH_DIR)/bench_events
 
 bench-tracer: bench-build
 	@bash bench/run.sh

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "log.h"
 #include "real.h"
+#include "section.h"
 #include "stack.h"
 #include "tracer.h"
 
@@ -69,8 +70,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
                              (uintptr_t)regs[REG_RBP]};
     uint64_t stk = stack_capture_interrupted(&at);
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->seq, 1, memory_order_seq_cst); /* as sect_begin */
-    uint64_t gen = atomic_load_explicit(&gt_gen, memory_order_seq_cst);
+    sect_enter(&t->seq); /* as tracer.c's sections */
+    uint64_t gen = atomic_load_explicit(&gt_gen, memory_order_relaxed);
     struct ring *r = &pr->ring[gen & 1];
     if (r->n < RING_SAMPLES) {
         stack_mark(stk, gen);
@@ -78,7 +79,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
     } else {
         r->dropped++;
     }
-    atomic_fetch_add_explicit(&t->seq, 1, memory_order_release); /* as sect_end */
+    sect_leave(&t->seq);
     t->depth--;
     errno = saved;
 }

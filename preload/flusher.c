@@ -16,6 +16,7 @@
 #include "strings.h"
 #include "symbolize.h"
 #include "real.h"
+#include "section.h"
 #include "tracer.h"
 
 #include <dirent.h>
@@ -180,7 +181,7 @@ static void snap_one(struct gt_thread *t, void *ctx)
 /* Waits until t is not inside a section that began before the switch. */
 static int wait_section(struct gt_thread *t)
 {
-    uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst);
+    uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst); /* after section_sync */
     if (!(s & 1)) return 0;
     uint64_t deadline = gt_now() + 2000000000ull;
     for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
@@ -338,6 +339,10 @@ static void advance(void)
     uint64_t n = atomic_load(&gt_gen);
     uint64_t ts = gt_now();
     atomic_store_explicit(&gt_gen, n + 1, memory_order_seq_cst);
+    if (section_sync() < 0) { /* cannot tell which threads still write generation n */
+        flusher_fail("membarrier failed; cannot end a generation safely");
+        return;
+    }
     F.nsnap = 0;
     thread_foreach(snap_one, NULL);
     for (size_t i = 0; i < F.nsnap; i++)

@@ -54,18 +54,19 @@
 #define SYSCALL(call) SYSCALL_IF(1, call)
 
 /* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many
- * there are) wakes them with its own stack; nothing when the queue holds another number. A macro
- * (not an inline function, which symbolization would show as a frame) so the hook is the leaf. */
+ * there are) wakes them with its own stack; nothing when the queue holds another number. The
+ * bucket's count (lock-free) decides: fewer than n queued, nothing to do; exactly n, the usual
+ * case, the stack is captured and one locked look checks and wakes; more (other keys share the
+ * bucket, or more waiters), the key's waiters are counted first, so that no stack is captured
+ * for nothing. A macro (not an inline function, which symbolization would show as a frame) so
+ * the hook is the leaf. */
 #define WAKE_IF(self, key, n)                                                                      \
     do {                                                                                           \
-        int queued_ = waitq_has_waiters(key) ? waitq_count(key) : 0;                               \
-        if (queued_ && ((n) == INT_MAX || queued_ == (n))) {                                       \
-            uint64_t stk_ = tr_stack();                                                            \
-            if ((n) == INT_MAX)                                                                    \
-                waitq_wake((key), (self), stk_, INT_MAX);                                          \
-            else                                                                                   \
-                waitq_wake_if((key), (self), stk_, (n));                                           \
-        }                                                                                          \
+        int in_bucket_ = waitq_bucket_count(key);                                                  \
+        if (in_bucket_ < ((n) == INT_MAX ? 1 : (n))) break;                                        \
+        if ((n) != INT_MAX && in_bucket_ > (n) && waitq_count(key) != (n)) break;                  \
+        uint64_t stk_ = tr_stack();                                                                \
+        waitq_wake_if((key), (self), stk_, (n));                                                   \
     } while (0)
 
 /* Whether the calling thread works for the tracer (the flusher, set-up, a stack capture):

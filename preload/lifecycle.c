@@ -18,6 +18,7 @@
 #include "intern.h"
 #include "log.h"
 #include "real.h"
+#include "section.h"
 #include "stack.h"
 #include "strings.h"
 #include "tracer.h"
@@ -116,6 +117,7 @@ static void fork_child(void)
         gt_internal = 1; /* for good: this process runs untraced */
         return;
     }
+    section_init();               /* single-threaded here: the mode may change */
     atomic_fetch_add(&gt_gen, 1); /* nothing of the parent's current generation is written */
     if (flusher_fork_child(path) != 0) atomic_store(&gt_on, 0);
     gt_internal--;
@@ -177,6 +179,7 @@ void tracer_init(void)
         goto done;
     }
     tr_reasons_init();
+    section_init();
     if (flusher_start(&cfg, path) != 0) goto done;
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);

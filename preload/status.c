@@ -40,7 +40,8 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
         if (word_gen(w) > gen) return MOVE_SKEW;
         int claim = word_gen(w) < gen;
         uint64_t base = claim ? 0 : word_seq(w);
-        uint64_t nw = word_make(gen, to, base + (inc ? inc[st] : 0));
+        uint64_t seq = (to & MOVE_RESTART) ? 0 : base + (inc ? inc[st] : 0);
+        uint64_t nw = word_make(gen, to & 0xfu, seq);
         if (atomic_compare_exchange_weak_explicit(word, &w, nw, memory_order_acq_rel,
                                                   memory_order_acquire)) {
             if (ts) *ts = 0; /* timed at the next event, after this CAS (status.h) */
@@ -61,8 +62,8 @@ int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const 
     return r;
 }
 
-int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-           uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts)
+int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
+           gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     const uint8_t incs[8] = {inc, inc, inc, inc, inc, inc, inc, inc};
     unsigned from;
@@ -72,7 +73,8 @@ int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned in
     return r;
 }
 
-#define LIVE_G (SMASK(GO_G_RUNNABLE) | SMASK(GO_G_RUNNING) | SMASK(GO_G_SYSCALL) | SMASK(GO_G_WAITING))
+#define LIVE_G                                                                                     \
+    (SMASK(GO_G_RUNNABLE) | SMASK(GO_G_RUNNING) | SMASK(GO_G_SYSCALL) | SMASK(GO_G_WAITING))
 #define ANY_P (SMASK(GO_P_RUNNING) | SMASK(GO_P_IDLE) | SMASK(GO_P_SYSCALL))
 
 void status_claim_switch(struct gt_thread *t, uint64_t gen, gt_emit_fn own, void *own_ctx,

@@ -12,22 +12,24 @@ typedef void (*gt_emit_fn)(void *ctx, uint8_t type, int n, const uint64_t *args)
 
 enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
 #define SMASK(st) (1u << (st))
+/* Or'ed into a move's target state: the word's sequence restarts at 0 (the mover writes a
+ * status fix-up after its events, tracer.c running_fixup) instead of adding inc. */
+#define MOVE_RESTART 0x100u
 
 /* Moves t's G word, if its state is in mask, to state `to` in generation gen, adding
- * inc[old state] to its sequence. *seq0 = the sequence before (0 when this claimed the
- * generation), *from = the old state. MOVE_SKEW: the word already belongs to a later
- * generation (the caller restarts its section).
- * ts (if not NULL) is set to 0 by a winning move: "stale", so the writer reads the clock
- * (fenced) when it next writes an event, after the CAS: along the chain of moves of one word,
- * times then increase whichever threads make them, even when the word takes the same value
- * again (Waiting seq 0, woken, fixed up to Running seq 0, Waiting seq 0 again: a time read
- * before a delayed CAS could date a wake before the owner's events that led to that wait).
- * The parser needs that: a G's sequence restarts at each running fix-up, and it tells apart
- * two wake-ups with the same sequence number by their times. */
+ * inc[old state] to its sequence (or restarting it, to | MOVE_RESTART). *seq0 = the sequence before
+ * (0 when this claimed the generation), *from = the old state. MOVE_SKEW: the word already belongs
+ * to a later generation (the caller restarts its section). ts (if not NULL) is set to 0 by a
+ * winning move: "stale", so the writer reads the clock (fenced) when it next writes an event, after
+ * the CAS: along the chain of moves of one word, times then increase whichever threads make them,
+ * even when the word takes the same value again (Waiting seq 0, woken, fixed up to Running seq 0,
+ * Waiting seq 0 again: a time read before a delayed CAS could date a wake before the owner's events
+ * that led to that wait). The parser needs that: a G's sequence restarts at each running fix-up,
+ * and it tells apart two wake-ups with the same sequence number by their times. */
 int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
            uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
-int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-           uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
+int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
+           gt_emit_fn emit, void *ctx, uint64_t *ts);
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
  * of a thread that runs (tid != 0) go to own(own_ctx); those of a created, not yet started
  * thread to anon(anon_ctx). */

@@ -18,6 +18,7 @@
 #include "event.h"
 #include "flusher.h"
 #include "log.h"
+#include "section.h"
 #include "stack.h"
 #include "status.h"
 #include "strings.h"
@@ -63,15 +64,15 @@ struct sect {
 
 static void sect_begin(struct sect *s, struct gt_thread *t)
 {
-    atomic_fetch_add_explicit(&t->seq, 1, memory_order_seq_cst);
+    sect_enter(&t->seq);
     s->t = t;
-    s->gen = atomic_load_explicit(&gt_gen, memory_order_seq_cst);
+    s->gen = atomic_load_explicit(&gt_gen, memory_order_relaxed); /* ordered: section.h */
     s->ts = 0;
 }
 
 static void sect_end(struct sect *s)
 {
-    atomic_fetch_add_explicit(&s->t->seq, 1, memory_order_release);
+    sect_leave(&s->t->seq);
 }
 
 static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
@@ -156,25 +157,23 @@ static void label_if_due(struct sect *s)
 }
 
 /* A status fix-up after the G is Running again: gives Go's profiles a stack-carrying
- * transition (docs/go-trace-format.md 6.5); the G's sequence restarts at 0. */
+ * transition (docs/go-trace-format.md 6.5). The move back to Running (resume with
+ * MOVE_RESTART) already restarted the G's sequence at 0 for it. */
 static void running_fixup(struct sect *s, uint64_t stk)
 {
     struct gt_thread *t = s->t;
     mark(s->gen, stk);
     EMIT(s, GO_EV_GO_STATUS_STACK, t->g, tid_of(t), GO_G_RUNNING, stk);
-    uint64_t w = atomic_load_explicit(&t->gword, memory_order_acquire);
-    while (!atomic_compare_exchange_weak_explicit(&t->gword, &w, word_make(s->gen, GO_G_RUNNING, 0),
-                                                  memory_order_acq_rel, memory_order_acquire)) {
-    }
     label_if_due(s);
 }
 
-/* Brings the owner back to Running from Waiting, Runnable or Syscall; 0 if it was Running. */
-static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
+/* Brings the owner back to Running from Waiting, Runnable or Syscall; 0 if it was Running.
+ * restart: MOVE_RESTART when the caller writes running_fixup next (then on 1), else 0. */
+static int resume(struct sect *s, uint64_t *seq0, unsigned *from, unsigned restart)
 {
     struct gt_thread *t = s->t;
-    int r = g_move(s->gen, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING, INC_RESUME,
-                   seq0, from, sect_emit, s, &s->ts);
+    int r = g_move(s->gen, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING | restart,
+                   INC_RESUME, seq0, from, sect_emit, s, &s->ts);
     if (r == MOVE_OK) {
         if (*from == GO_G_WAITING) {
             mark(s->gen, t->block_stack);
@@ -190,8 +189,8 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from)
         struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
         uint64_t ps;
         p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s, &s->ts);
-        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, INC0, seq0, from, sect_emit, s,
-               &s->ts);
+        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING | restart, INC0, seq0, from, sect_emit,
+               s, &s->ts);
         EMIT0(s, GO_EV_GO_SYSCALL_END);
         return 1;
     }
@@ -390,7 +389,7 @@ GOTRACE_API_FN static void thread_end(struct gt_thread *t, int wake_joiners)
     unsigned from;
     for (;;) {
         sect_begin(&s, t);
-        int r = resume(&s, &seq0, &from);
+        int r = resume(&s, &seq0, &from, 0);
         sect_end(&s);
         if (r >= 0) break;
     }
@@ -471,7 +470,7 @@ GOTRACE_API_FN void tr_unblock(struct gt_thread *self)
     for (;;) {
         sect_begin(&s, self);
         p_touch(&s);
-        int r = resume(&s, &seq0, &from);
+        int r = resume(&s, &seq0, &from, MOVE_RESTART);
         if (r > 0) running_fixup(&s, self->block_stack);
         sect_end(&s);
         if (r >= 0) break;
@@ -538,7 +537,7 @@ GOTRACE_API_FN void tr_syscall_end(struct gt_thread *self)
     uint64_t seq0;
     unsigned from;
     sect_begin(&s, self);
-    if (resume(&s, &seq0, &from) > 0) running_fixup(&s, self->syscall_stack);
+    if (resume(&s, &seq0, &from, MOVE_RESTART) > 0) running_fixup(&s, self->syscall_stack);
     sect_end(&s);
     self->depth--;
     errno = saved;

@@ -5,6 +5,7 @@
 
 #include "tracer.h"
 
+#include <limits.h>
 #include <stddef.h>
 
 struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
@@ -123,7 +124,7 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
-    int woken = count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
+    int woken = n == INT_MAX || count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
     bucket_unlock(b);
     return woken;
 }

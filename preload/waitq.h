@@ -27,16 +27,22 @@ static inline struct waitq_bucket *waitq_bucket_of(void *key)
     uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
     return &waitq_buckets[h >> 54];
 }
+/* Threads queued in key's bucket, whatever their key (a hint: no lock). */
+static inline int waitq_bucket_count(void *key)
+{
+    return atomic_load_explicit(&waitq_bucket_of(key)->count, memory_order_relaxed);
+}
 static inline int waitq_has_waiters(void *key)
 {
-    return atomic_load_explicit(&waitq_bucket_of(key)->count, memory_order_relaxed) != 0;
+    return waitq_bucket_count(key) != 0;
 }
 /* Number of threads queued on key. */
 int waitq_count(void *key);
 /* Wakes up to max waiters on key, oldest first (tr_wake with stack stk) and dequeues them;
  * returns how many. */
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max);
-/* Wakes every waiter on key (as waitq_wake) only if exactly n are queued; returns how many. */
+/* Wakes every waiter on key (as waitq_wake) only if exactly n are queued (n == INT_MAX: however
+ * many); returns how many. */
 int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n);
 /* After fork, in the child: every queue empty (the waiters were the parent's threads). */
 void waitq_fork_child(void);

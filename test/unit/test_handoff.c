@@ -1,15 +1,18 @@
 /* test_handoff.c: the seqlock / generation hand-off under load. Threads block, wake each other
  * (and race to unblock themselves) and make syscalls through the tracer API while the flusher
- * switches generations (every 10 ms, and 20 times on demand); the file must pass Go's validator and hold exactly the
- * blocks the API reported, across many generations. */
+ * switches generations (every 10 ms, and 20 times on demand); the file must pass Go's validator and
+ * hold exactly the blocks the API reported, across many generations. */
+#include "section.h"
 #include "tracer.h"
 #include "waitq.h"
 
 #include <criterion/criterion.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ROUNDS 3000
@@ -29,7 +32,8 @@ static void *player(void *arg)
                 atomic_fetch_add(&blocks, 1);
                 waitq_add(&turn, self);
             }
-            while (atomic_load(&turn) != me) sched_yield();
+            while (atomic_load(&turn) != me)
+                sched_yield();
             if (traced) {
                 waitq_remove(self);
                 tr_unblock(self);
@@ -52,7 +56,9 @@ static int run(const char *cmd)
     return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
 }
 
-Test(handoff, generations_switch_under_load, .timeout = 120)
+/* The whole hand-off, with the sections in the mode the tracer picked, or forced to the locked
+ * mode (section.h) before any thread entered one. */
+static void handoff(int locked)
 {
     char path[] = "/tmp/gotrace-handoff-XXXXXX";
     int fd = mkstemp(path);
@@ -62,11 +68,13 @@ Test(handoff, generations_switch_under_load, .timeout = 120)
     setenv("GOTRACE_PERIOD_MS", "10", 1);
     tracer_init();
     cr_assert(atomic_load(&gt_on), "tracing started");
+    if (locked) gt_sect_asym = 0;
     cr_assert_not_null(tr_current(), "the test thread is traced: every switch has its status");
     pthread_t a, b;
     pthread_create(&a, NULL, player, (void *)0);
     pthread_create(&b, NULL, player, (void *)1);
-    for (int i = 0; i < 20; i++) tracer_flush_now(); /* switches while the players play */
+    for (int i = 0; i < 20; i++)
+        tracer_flush_now(); /* switches while the players play */
     pthread_join(a, NULL);
     pthread_join(b, NULL);
     tracer_shutdown();
@@ -85,7 +93,28 @@ Test(handoff, generations_switch_under_load, .timeout = 120)
              path);
     cr_assert_eq(run(cmd), 0, "both players exit");
     snprintf(cmd, sizeof cmd,
-             "test \"$(build/tools/gotraceraw bytes2text < %s | grep -c '^Frequency')\" -ge 20", path);
+             "test \"$(build/tools/gotraceraw bytes2text < %s | grep -c '^Frequency')\" -ge 20",
+             path);
     cr_assert_eq(run(cmd), 0, "several generations");
     unlink(path);
+}
+
+Test(handoff, generations_switch_under_load, .timeout = 120)
+{
+    handoff(0);
+}
+
+Test(handoff, locked_sections, .timeout = 120)
+{
+    handoff(1);
+}
+
+/* Where the kernel offers the expedited membarrier, the tracer uses it (cheap sections). */
+Test(handoff, asymmetric_where_membarrier_works)
+{
+    int can = GT_SECT_CAN_ASYM &&
+              syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    section_init();
+    cr_assert_eq(gt_sect_asym, can, "asymmetric sections exactly when membarrier works");
+    cr_assert_eq(section_sync(), 0, "the flusher's fence works in the mode picked");
 }
