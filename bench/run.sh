@@ -75,6 +75,7 @@ WORKLOADS=(
   "mutex_mt|40000000|4000000|20000|the same with a second (idle) thread in the process"
   "contended|40000000|4000000|20000|4 threads on one mutex (N lock/unlock pairs in all)"
   "condvar|50000|5000|2000|two-thread condvar ping-pong (N round trips)"
+  "condvar_1cpu|200000|20000|2000|the same ping-pong with the process pinned to one CPU (no cross-CPU wake-ups: the steadier per-event figure)"
   "pipe|300000|30000|5000|1-byte messages through a pipe, writer thread to reader thread"
   "churn|10000|2000|300|thread create+join, one at a time"
   "xz|50|50|2|xz -T2 -1 compressing a generated N MiB text file"
@@ -94,7 +95,7 @@ cmd_of() {
     [ -s "$in" ] || "$B/gendata" "$2" >"$in"
     echo "xz -T2 -1 -c $in"
   else
-    echo "$B/$1 $2"
+    echo "$B/${1%_1cpu} $2"
   fi
 }
 
@@ -103,7 +104,8 @@ run_one() {
   local cfg=$1 name=$2 n=$3 tag=$4 cmd t0 t1 rc=0
   read -r -a cmd <<<"$(cmd_of "$name" "$n")"
   local tr="$B/out/$name-$cfg.trace" tm="$B/out/time.out"
-  local -a pre=(env)
+  local -a pre=(env) pin=()
+  [[ $name == *_1cpu ]] && pin=(taskset -c 0) # the whole run, tool and tracer included
   case $cfg in
   noop) pre=(env LD_PRELOAD="$NOOP") ;;
   gotrace) pre=(env LD_PRELOAD="$LIB" GOTRACE_OUT="$tr") ;;
@@ -118,7 +120,7 @@ run_one() {
     ;;
   esac
   t0=$EPOCHREALTIME
-  /usr/bin/time -f "%M %U %S" -o "$tm" "${pre[@]}" "${cmd[@]}" >/dev/null 2>"$B/out/err.out" || rc=$?
+  "${pin[@]}" /usr/bin/time -f "%M %U %S" -o "$tm" "${pre[@]}" "${cmd[@]}" >/dev/null 2>"$B/out/err.out" || rc=$?
   t1=$EPOCHREALTIME
   if [ "$cfg" = lttng ]; then
     lttng destroy "bench-$tag" >/dev/null 2>&1 || true
@@ -191,6 +193,22 @@ done
 # ---- stack capture micro-benchmark ----
 stack_line=$("$B/bench_stack" 2>&1 | tr '\n' ';' | sed 's/  */ /g; s/;$//' || true)
 
+# ---- the blocking path alone: spin hand-offs (bench/events), and instructions per wait ----
+events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
+# Instructions the tracer executes per condvar wait (the hooks' cost less the real calls'):
+# callgrind counts them exactly, whatever the load, so this figure compares across runs.
+insn_line="valgrind not installed"
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  cg="$B/out/callgrind.out"
+  rm -f "$cg"
+  GOTRACE_OUT="$B/out/callgrind.trace" LD_PRELOAD="$LIB" valgrind --tool=callgrind \
+    --callgrind-out-file="$cg" "$B/condvar" 5000 >/dev/null 2>&1 || true
+  insn_line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | awk '
+    /hooks_sync.c:pthread_cond_(wait|signal) \[/ { gsub(",", "", $1); hooks += $1 }
+    /(pthread_cond_wait|pthread_cond_signal)@@GLIBC_2.3.2 \[/ { gsub(",", "", $1); real += $1 }
+    END { if (hooks) printf "%.0f instructions per wait (4 events, 2 stack captures)", (hooks - real) / 10000; else print "not measured" }')
+fi
+
 # ---- the report ----
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-"; else printf "%.2f", a / b }'; }
 fmt_s() { awk -v a="$1" 'BEGIN { if (a == "") print "-"; else printf "%.3f", a }'; }
@@ -254,6 +272,9 @@ report() {
   echo "  ping-pong and pipe the CPU figure is the steadier one); \"-\" when the workload emits"
   echo "  almost nothing (a lock taken without waiting emits no event)."
   echo "- Stack capture micro-benchmark (bench/stack, depth ~10): ${stack_line:-not run}."
+  echo "- The blocking path alone (bench/events: the condvar hooks' tracer calls around spin"
+  echo "  hand-offs between two threads, no futex): ${events_line:-not run}."
+  echo "- Tracer instructions per condvar wait (callgrind, exact): ${insn_line}."
   echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
   echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
 }

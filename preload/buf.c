@@ -31,8 +31,8 @@ static struct gt_buf *refill_locked(void)
 {
     size_t one = sizeof(struct gt_buf) + buf_size;
     one = (one + 63) & ~(size_t)63;
-    uint8_t *mem = mmap(NULL, one * CHUNK_BUFS, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *mem =
+        mmap(NULL, one * CHUNK_BUFS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) return NULL;
     for (int i = 0; i < CHUNK_BUFS; i++) {
         struct gt_buf *b = (struct gt_buf *)(mem + (size_t)i * one);
@@ -66,10 +66,19 @@ void buf_put(struct gt_buf *b)
     spin_unlock(&pool_lock);
 }
 
-size_t buf_bytes_in_use(void) { return atomic_load_explicit(&in_use, memory_order_relaxed); }
+size_t buf_bytes_in_use(void)
+{
+    return atomic_load_explicit(&in_use, memory_order_relaxed);
+}
 
-void buf_fork_prepare(void) { spin_lock(&pool_lock); }
-void buf_fork_parent(void) { spin_unlock(&pool_lock); }
+void buf_fork_prepare(void)
+{
+    spin_lock(&pool_lock);
+}
+void buf_fork_parent(void)
+{
+    spin_unlock(&pool_lock);
+}
 
 void buf_fork_child(void)
 {
@@ -97,4 +106,6 @@ void stream_release(struct gt_stream *s)
     }
     if (s->cur) buf_put(s->cur);
     s->cur = s->full_head = s->full_tail = NULL;
+    s->len = s->room = 0;
+    s->last_ts = 0;
 }

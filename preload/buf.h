@@ -21,9 +21,15 @@ struct gt_buf {
     uint8_t data[];
 };
 
-/* One thread's events of one generation parity, in fill order: full buffers, then cur. */
+/* One thread's events of one generation parity, in fill order: full buffers, then cur. The
+ * writer keeps cur's fill state here, beside the thread's other hot fields, not in cur's header
+ * (one cache line fewer per event): len and last_ts are cur's (a full buffer's len is set as it
+ * is pushed), room is cur->cap - GT_EV_MAX + 1 (0 without cur): an event is written while
+ * len < room. */
 struct gt_stream {
     struct gt_buf *cur;
+    uint32_t len, room;
+    uint64_t last_ts;
     struct gt_buf *full_head, *full_tail;
 };
 
@@ -38,7 +44,7 @@ void buf_fork_prepare(void);
 void buf_fork_parent(void);
 void buf_fork_child(void);
 
-/* Appends b to s's full list (owner only). */
+/* Appends b, whose len is set, to s's full list (owner only). */
 void stream_push_full(struct gt_stream *s, struct gt_buf *b);
 /* Returns every buffer of s (full ones, then cur) to the pool and empties s (flusher only). */
 void stream_release(struct gt_stream *s);
@@ -49,5 +55,8 @@ typedef struct {
     atomic_int v;
 } gt_spinlock;
 void spin_lock(gt_spinlock *l);
-static inline void spin_unlock(gt_spinlock *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }
+static inline void spin_unlock(gt_spinlock *l)
+{
+    atomic_store_explicit(&l->v, 0, memory_order_release);
+}
 #endif

@@ -26,14 +26,6 @@ size_t get_uvarint(const uint8_t *p, size_t n, uint64_t *v)
     return 0;
 }
 
-uint8_t *ev_encode(uint8_t *p, uint8_t type, uint64_t dt, int nargs, const uint64_t *args)
-{
-    *p++ = type;
-    p = put_uvarint(p, dt);
-    for (int i = 0; i < nargs; i++) p = put_uvarint(p, args[i]);
-    return p;
-}
-
 size_t batch_header(uint8_t *out, uint64_t gen, uint64_t m, uint64_t ts, uint64_t size)
 {
     uint8_t *p = out;

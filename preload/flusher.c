@@ -290,8 +290,7 @@ static void write_generation(uint64_t gen)
         struct gt_stream *st = &t->stream[par];
         for (struct gt_buf *b = st->full_head; b; b = b->next)
             if (b->len) put_batch(fg, m, b->base_ts, b->data, b->len);
-        if (st->cur && st->cur->len)
-            put_batch(fg, m, st->cur->base_ts, st->cur->data, st->cur->len);
+        if (st->cur && st->len) put_batch(fg, m, st->cur->base_ts, st->cur->data, st->len);
     }
     if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
         int open = 0;

@@ -53,8 +53,8 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
     }
 }
 
-int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+                uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     int claimed;
     int r = word_move(&t->gword, gen, mask, to, inc, seq0, from, &claimed, ts);

@@ -26,8 +26,29 @@ enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
  * Waiting seq 0 again: a time read before a delayed CAS could date a wake before the owner's events
  * that led to that wait). The parser needs that: a G's sequence restarts at each running fix-up,
  * and it tells apart two wake-ups with the same sequence number by their times. */
-int g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-           uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
+int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+                uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
+/* g_move's common case inline: the word is in gen already (no status to write) and one CAS
+ * wins; anything else goes to g_move_slow, which does it all again. */
+static inline __attribute__((always_inline)) int
+g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+       uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    uint64_t w = atomic_load_explicit(&t->gword, memory_order_acquire);
+    unsigned st = word_state(w);
+    if (__builtin_expect((mask & SMASK(st)) && word_gen(w) == gen, 1)) {
+        uint64_t seq = (to & MOVE_RESTART) ? 0 : word_seq(w) + (inc ? inc[st] : 0);
+        uint64_t base = word_seq(w);
+        if (atomic_compare_exchange_strong_explicit(&t->gword, &w, word_make(gen, to & 0xfu, seq),
+                                                    memory_order_acq_rel, memory_order_acquire)) {
+            if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
+            *seq0 = base;
+            *from = st;
+            return MOVE_OK;
+        }
+    }
+    return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
+}
 int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
            gt_emit_fn emit, void *ctx, uint64_t *ts);
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses

@@ -65,6 +65,8 @@ struct gt_wait {
 #define GT_PREFIX_MAX 160
 
 struct gt_thread {
+    /* What a wait, a wake-up or a syscall touches comes first, in as few cache lines as
+     * possible: a thread that just woke up finds them cold. */
     _Atomic uint32_t seq; /* seqlock: odd while the owner writes events */
     uint32_t depth;       /* owner only: >0 while inside the tracer (re-entrancy guard) */
     uint64_t g;           /* goroutine id */
@@ -75,14 +77,26 @@ struct gt_thread {
                                      is Waiting, read by the flusher's status claim, which may
                                      overlap the owner's next wait (read it once, relaxed) */
     uint64_t syscall_stack;       /* stack of the current syscall */
+    uint64_t p_claimed;           /* owner only: a generation its P's status is claimed for
+                                     (tracer.c p_touch: then the P's word need not be read) */
     struct gt_stream stream[2];   /* events, by generation parity (owner writes) */
-    struct {                      /* statuses the flusher wrote at a switch (flusher only) */
+    struct gt_wait wait;          /* where this thread waits (waitq.c) */
+    _Atomic int exited;           /* set after the thread's last event */
+    _Atomic uint64_t name_str;    /* string id of the thread's name, 0 = unnamed (set by anyone) */
+    uint64_t label_str;           /* owner only: name written by the last GoLabel, and its */
+    uint64_t label_gen;           /* generation */
+    struct {                      /* owner only: stacks and strings it marked in generation */
+        uint64_t gen;             /* gen (tracer.c marked_lately), so that the tables' entries, */
+        uint64_t key[4];          /* cold in a thread that just woke up, are not read again */
+        unsigned next;
+    } marked;
+    struct stack_memo memo; /* owner only: its recent stacks (stack.h) */
+    /* The rest. */
+    struct { /* statuses the flusher wrote at a switch (flusher only) */
         uint8_t bytes[GT_PREFIX_MAX];
         uint32_t len;
         uint64_t ts;
     } prefix[2];
-    struct gt_wait wait;      /* where this thread waits (waitq.c) */
-    _Atomic int exited;       /* set after the thread's last event */
     uint64_t exit_gen;        /* generation of the last event */
     _Atomic pthread_t handle; /* pthread_self() of the thread: set by the thread when it starts
                                  and, for a created one, by its creator (same value) */
@@ -90,14 +104,10 @@ struct gt_thread {
     void *(*start)(void *);   /* start routine and argument, for the trampoline */
     void *arg;
     struct gt_thread *next; /* registry */
-    /* Annotations and names (annotations.c, the annotations section of tracer.c). */
+    /* Annotations (annotations.c, the annotations section of tracer.c). */
     struct gt_regions regions;    /* owner only: the open user regions this thread wrote */
-    _Atomic uint64_t name_str;    /* string id of the thread's name, 0 = unnamed (set by anyone) */
-    uint64_t label_str;           /* owner only: name written by the last GoLabel, and its */
-    uint64_t label_gen;           /* generation */
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
-    struct stack_memo memo;       /* owner only: its recent stacks (stack.h) */
-};
+} __attribute__((aligned(64)));
 
 /* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
 struct gt_thread *thread_alloc(void);

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <unistd.h>
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
@@ -75,33 +76,51 @@ static void sect_end(struct sect *s)
     sect_leave(&s->t->seq);
 }
 
-static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+/* A new buffer for st, the full one pushed; 0 when memory is exhausted (tracing stops). */
+__attribute__((cold, noinline)) static int stream_refill(struct gt_stream *st, uint64_t now)
 {
-    struct sect *s = ctx;
+    struct gt_buf *nb = buf_get();
+    if (!nb) {
+        flusher_fail("out of memory for trace buffers");
+        return 0;
+    }
+    if (st->cur) {
+        st->cur->len = st->len;
+        stream_push_full(st, st->cur);
+    }
+    st->cur = nb;
+    st->len = 0;
+    st->room = nb->cap - GT_EV_MAX + 1;
+    nb->base_ts = st->last_ts = now;
+    flusher_note_buffer();
+    return 1;
+}
+
+/* Writes one event (inline: with a constant n the encoding unrolls). */
+static inline __attribute__((always_inline)) void emit_inline(struct sect *s, uint8_t type, int n,
+                                                              const uint64_t *args)
+{
     if (!s->ts) s->ts = gt_now(); /* once per run of events after a move */
     uint64_t now = s->ts;
     struct gt_stream *st = &s->t->stream[s->gen & 1];
-    struct gt_buf *b = st->cur;
-    if (__builtin_expect(!b || b->cap - b->len < GT_EV_MAX, 0)) {
-        struct gt_buf *nb = buf_get();
-        if (!nb) {
-            flusher_fail("out of memory for trace buffers");
-            return;
-        }
-        if (b) stream_push_full(st, b);
-        st->cur = b = nb;
-        b->base_ts = b->last_ts = now;
-        flusher_note_buffer();
-    }
-    uint64_t dt = now > b->last_ts ? now - b->last_ts : 0;
-    if (now > b->last_ts) b->last_ts = now;
-    b->len = (uint32_t)(ev_encode(b->data + b->len, type, dt, n, args) - b->data);
+    if (__builtin_expect(st->len >= st->room, 0) && !stream_refill(st, now)) return;
+    uint64_t last = st->last_ts;
+    uint64_t dt = now > last ? now - last : 0;
+    st->last_ts = now > last ? now : last;
+    uint8_t *data = st->cur->data;
+    st->len = (uint32_t)(ev_encode(data + st->len, type, dt, n, args) - data);
+}
+
+/* The same as an emit callback (status.h), for the status events of moves. */
+static void sect_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    emit_inline(ctx, type, n, args);
 }
 
 #define EMIT(s, type, ...)                                                                         \
-    sect_emit((s), (type), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)),            \
-              (uint64_t[]){__VA_ARGS__})
-#define EMIT0(s, type) sect_emit((s), (type), 0, NULL)
+    emit_inline((s), (type), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)),          \
+                (uint64_t[]){__VA_ARGS__})
+#define EMIT0(s, type) emit_inline((s), (type), 0, NULL)
 
 static const uint8_t INC0[8] = {0};
 static const uint8_t INC1[8] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -118,20 +137,46 @@ static uint64_t tid_of(struct gt_thread *t)
     return (uint64_t)atomic_load(&t->tid);
 }
 
-static void mark(uint64_t gen, uint64_t stk)
+/* Whether key was marked in gen by this thread lately (then it need not be again); records it.
+ * Keys: stack id << 1, string id << 1 | 1. */
+static int marked_lately(struct gt_thread *t, uint64_t gen, uint64_t key)
 {
-    stack_mark(stk, gen);
+    if (t->marked.gen != gen) {
+        memset(&t->marked, 0, sizeof t->marked);
+        t->marked.gen = gen;
+    }
+    for (int i = 0; i < 4; i++)
+        if (t->marked.key[i] == key) return 1;
+    t->marked.key[t->marked.next++ & 3] = key;
+    return 0;
 }
 
-/* Claims the generation for the owner's P without changing it. */
+/* Marks stack stk used in the section's generation (for the flusher's stack table). */
+static void mark(struct sect *s, uint64_t stk)
+{
+    if (stk && !marked_lately(s->t, s->gen, stk << 1)) stack_mark(stk, s->gen);
+}
+
+/* Marks string id used in the section's generation. */
+static void mark_str(struct sect *s, uint64_t id)
+{
+    if (id && !marked_lately(s->t, s->gen, id << 1 | 1)) str_mark(id, s->gen);
+}
+
+/* Claims the generation for the owner's P without changing it. A P claimed for a generation
+ * stays claimed for it (generations only grow), so the owner remembers it. */
 static void p_touch(struct sect *s)
 {
-    struct gt_p *p = atomic_load_explicit(&s->t->p, memory_order_relaxed);
+    struct gt_thread *t = s->t;
+    if (t->p_claimed == s->gen) return;
+    struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
     uint64_t seq0;
     if (!p) return;
     uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
-    if (word_gen(w) < s->gen)
-        p_move(s->gen, p, SMASK(word_state(w)), word_state(w), 0, &seq0, sect_emit, s, &s->ts);
+    if (word_gen(w) < s->gen && p_move(s->gen, p, SMASK(word_state(w)), word_state(w), 0, &seq0,
+                                       sect_emit, s, &s->ts) != MOVE_OK)
+        return;
+    if (word_gen(w) <= s->gen) t->p_claimed = s->gen;
 }
 
 /* Claims the generation for the owner's G without changing it (it is Running). */
@@ -150,7 +195,7 @@ static void label_if_due(struct sect *s)
     struct gt_thread *t = s->t;
     uint64_t name = atomic_load_explicit(&t->name_str, memory_order_acquire);
     if (__builtin_expect(!name, 1) || (t->label_str == name && t->label_gen == s->gen)) return;
-    str_mark(name, s->gen);
+    mark_str(s, name);
     EMIT(s, GO_EV_GO_LABEL, name);
     t->label_str = name;
     t->label_gen = s->gen;
@@ -162,7 +207,7 @@ static void label_if_due(struct sect *s)
 static void running_fixup(struct sect *s, uint64_t stk)
 {
     struct gt_thread *t = s->t;
-    mark(s->gen, stk);
+    mark(s, stk);
     EMIT(s, GO_EV_GO_STATUS_STACK, t->g, tid_of(t), GO_G_RUNNING, stk);
     label_if_due(s);
 }
@@ -176,7 +221,7 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from, unsigned resta
                    INC_RESUME, seq0, from, sect_emit, s, &s->ts);
     if (r == MOVE_OK) {
         if (*from == GO_G_WAITING) {
-            mark(s->gen, t->block_stack);
+            mark(s, t->block_stack);
             EMIT(s, GO_EV_GO_UNBLOCK, t->g, *seq0 + 1, t->block_stack);
             EMIT(s, GO_EV_GO_START, t->g, *seq0 + 2);
         } else {
@@ -209,8 +254,8 @@ static void first_events(struct sect *s, struct gt_thread *t, struct gt_p *p, in
     EMIT(s, GO_EV_PROC_START, p->id, ps + 1);
     atomic_store_explicit(&t->p, p, memory_order_release);
     if (create) {
-        mark(s->gen, create_new);
-        mark(s->gen, create_stk);
+        mark(s, create_new);
+        mark(s, create_stk);
         EMIT(s, GO_EV_GO_CREATE, t->g, create_new, create_stk);
         atomic_store_explicit(&t->gword, word_make(s->gen, GO_G_RUNNABLE, 0), memory_order_release);
     }
@@ -306,8 +351,8 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     sect_begin(&s, self);
     p_touch(&s);
     g_touch(&s);
-    mark(s.gen, stk);
-    mark(s.gen, named);
+    mark(&s, stk);
+    mark(&s, named);
     EMIT(&s, GO_EV_GO_CREATE, child->g, named, stk);
     atomic_store_explicit(&child->gword, word_make(s.gen, GO_G_RUNNABLE, 0), memory_order_release);
     sect_end(&s);
@@ -450,8 +495,8 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     int r = g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_WAITING, INC0, &seq0, &from, sect_emit,
                    &s, &s.ts);
     if (r == MOVE_OK) {
-        mark(s.gen, stk);
-        str_mark(reason_ids[reason], s.gen);
+        mark(&s, stk);
+        mark_str(&s, reason_ids[reason]);
         EMIT(&s, GO_EV_GO_BLOCK, reason_ids[reason], stk);
     }
     sect_end(&s);
@@ -493,7 +538,7 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk)
         r = g_move(s.gen, t, SMASK(GO_G_WAITING), GO_G_RUNNABLE, INC1, &seq0, &from, sect_emit, &s,
                    &s.ts);
         if (r == MOVE_OK) {
-            mark(s.gen, stk);
+            mark(&s, stk);
             EMIT(&s, GO_EV_GO_UNBLOCK, t->g, seq0 + 1, stk);
         }
         sect_end(&s);
@@ -521,7 +566,7 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     p_move(s.gen, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps, sect_emit, &s, &s.ts);
     g_move(s.gen, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, INC0, &seq0, &from, sect_emit, &s,
            &s.ts);
-    mark(s.gen, stk);
+    mark(&s, stk);
     EMIT(&s, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     sect_end(&s);
     self->depth--;
@@ -561,8 +606,8 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     g_touch(&s);
     label_if_due(&s);
     for (int i = 0; i < n; i++)
-        if (strs & (1u << i)) str_mark(a[i], s.gen);
-    mark(s.gen, a[n]);
+        if (strs & (1u << i)) mark_str(&s, a[i]);
+    mark(&s, a[n]);
     sect_emit(&s, type, n + 1, a);
     sect_end(&s);
     self->depth--;

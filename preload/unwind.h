@@ -28,9 +28,9 @@ struct unwind_check {
     uintptr_t want;
 };
 struct unwind_chain {
-    int n;                            /* checks; -1: too many to record */
-    uint8_t frame[UNWIND_MAX_CHECKS]; /* index in pcs of the frame each check leads to */
-    struct unwind_check c[UNWIND_MAX_CHECKS];
+    int n;                                    /* checks; -1: too many to record */
+    struct unwind_check c[UNWIND_MAX_CHECKS]; /* first: n and the first checks share a line */
+    uint8_t frame[UNWIND_MAX_CHECKS];         /* index in pcs of the frame each check leads to */
 };
 
 /* Sets up the rule cache (an anonymous mapping); 0 on success. Without it every walk reads the
