@@ -63,7 +63,7 @@
 #define WAKE_IF(self, key, n)                                                                      \
     do {                                                                                           \
         int in_bucket_ = waitq_bucket_count(key);                                                  \
-        if (in_bucket_ < ((n) == INT_MAX ? 1 : (n))) break;                                        \
+        if ((n) < 1 || in_bucket_ < ((n) == INT_MAX ? 1 : (n))) break;                             \
         if ((n) != INT_MAX && in_bucket_ > (n) && waitq_count(key) != (n)) break;                  \
         uint64_t stk_ = tr_stack();                                                                \
         waitq_wake_if((key), (self), stk_, (n));                                                   \

@@ -117,7 +117,7 @@ walk(struct unwind_regs r, uintptr_t *pcs, int max, uintptr_t base, struct unwin
             bp_recorded = 0;
         }
         r.sp = cfa;
-        record(rec, n, (intptr_t)(cfa - 8 - base), ra);
+        if (n > 0) record(rec, n, (intptr_t)(cfa - 8 - base), ra); /* (see unwind_here) */
         if (ra == 0) break;
         pcs[n++] = ra;
         at = ra - 1; /* the call instruction */
@@ -147,6 +147,8 @@ __attribute__((no_sanitize("address"))) static int holds(const struct unwind_cha
     return k->n > 0;
 }
 
+/* The first return address, into the one call site, is the same for every call: its check is
+ * not recorded (chains are compared between calls from one call site, unwind.h). */
 __attribute__((noinline)) int unwind_here(uintptr_t *pcs, int max,
                                           const struct unwind_chain *const *known, int nknown,
                                           struct unwind_chain *rec)

@@ -30,6 +30,14 @@ static struct gt_thread *thread_of(struct gt_wait *w)
     return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
 }
 
+/* count changes only under the bucket's lock (a plain read-modify-write, no locked
+ * instruction); it is an atomic for the lock-free hint readers. */
+static void count_add(struct waitq_bucket *b, int d)
+{
+    int n = atomic_load_explicit(&b->count, memory_order_relaxed);
+    atomic_store_explicit(&b->count, n + d, memory_order_relaxed);
+}
+
 static void *key_of(struct gt_wait *w)
 {
     return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
@@ -48,7 +56,7 @@ void waitq_add(void *key, struct gt_thread *t)
     else
         b->head = w;
     b->tail = w;
-    atomic_fetch_add_explicit(&b->count, 1, memory_order_relaxed);
+    count_add(b, 1);
     bucket_unlock(b);
 }
 
@@ -63,7 +71,7 @@ static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
         w->next->prev = w->prev;
     else
         b->tail = w->prev;
-    atomic_fetch_sub_explicit(&b->count, 1, memory_order_relaxed);
+    count_add(b, -1);
     __atomic_store_n(&w->key, NULL, __ATOMIC_RELEASE); /* pairs with waitq_remove's acquire */
 }
 
