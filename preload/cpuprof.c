@@ -71,7 +71,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
     uint64_t stk = stack_capture_interrupted(&at);
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
     sect_enter(&t->seq); /* as tracer.c's sections */
-    uint64_t gen = atomic_load_explicit(&gt_gen, memory_order_relaxed);
+    uint64_t gen = atomic_load_explicit(&gt_gen, memory_order_acquire);
     struct ring *r = &pr->ring[gen & 1];
     if (r->n < RING_SAMPLES) {
         stack_mark(stk, gen);

@@ -13,7 +13,9 @@
  *    the odd seq, or the thread's generation load sees the new generation.
  *  - otherwise (no membarrier, another architecture, ThreadSanitizer, which does not see the
  *    asymmetric pairing): a locked add on both ends and section_sync() does nothing.
- * Leaving is a release on x86 (stores are not reordered with older stores) in either mode.
+ * Leaving is a release on x86 (stores are not reordered with older stores) in either mode. The
+ * generation is loaded with acquire (a plain load on x86): the flusher's release of a parity's
+ * buffers happens before a thread writes that parity again, two switches later.
  * Invariants: gt_sect_asym only changes while no other thread can be inside a section (before
  * tracing starts, or in a fork child, single-threaded); sections are only entered by their
  * owner thread (or a signal handler on it). */

@@ -67,7 +67,7 @@ static void sect_begin(struct sect *s, struct gt_thread *t)
 {
     sect_enter(&t->seq);
     s->t = t;
-    s->gen = atomic_load_explicit(&gt_gen, memory_order_relaxed); /* ordered: section.h */
+    s->gen = atomic_load_explicit(&gt_gen, memory_order_acquire); /* ordered: section.h */
     s->ts = 0;
 }
 
