@@ -53,6 +53,7 @@ static struct {
     atomic_int failed;
     atomic_int code_unloaded;       /* a library was unloaded: the symbol cache is stale */
     atomic_int running;             /* a flusher thread exists (or is being started) */
+    _Atomic uint32_t started;       /* the flusher thread runs its own code (flusher_main) */
     _Atomic uint32_t asked, served; /* writes asked of the flusher thread, and done */
     atomic_int final_asked;         /* the asked write is the last one */
     gt_spinlock lock;
@@ -431,6 +432,8 @@ static void *flusher_main(void *arg)
     (void)arg;
     gt_internal = 1;
     on_flusher = 1;
+    atomic_store(&F.started, 1); /* its set-up (allocations) is over: see flusher_fork_prepare */
+    REAL(syscall)(SYS_futex, &F.started, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = atomic_load(&gt_live) == 0;
@@ -523,6 +526,7 @@ static int start_thread(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     atomic_store(&F.running, 1);
+    atomic_store(&F.started, 0);
     int r = REAL(pthread_create)(&th, &attr, flusher_main, NULL);
     if (r != 0) atomic_store(&F.running, 0);
     pthread_attr_destroy(&attr);
@@ -607,8 +611,14 @@ void flusher_final(void)
     flusher_kick();
 }
 
+/* A fork while the flusher thread is still being set up could copy an allocator lock its
+ * set-up holds (glibc's malloc is safe across fork, a sanitizer's allocator is not), and the
+ * child's own flusher thread would then never start: a process that forks again at once (a
+ * shell) waits for its flusher first, at most 1 s. Then no write runs during the fork. */
 void flusher_fork_prepare(void)
 {
+    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started); i++)
+        futex_wait_ms(&F.started, 0, 10);
     spin_lock(&F.lock);
 }
 void flusher_fork_parent(void)
