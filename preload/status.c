@@ -62,8 +62,8 @@ int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, c
     return r;
 }
 
-int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
-           gt_emit_fn emit, void *ctx, uint64_t *ts)
+int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
+                uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     const uint8_t incs[8] = {inc, inc, inc, inc, inc, inc, inc, inc};
     unsigned from;

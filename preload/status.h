@@ -49,8 +49,25 @@ g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint
     }
     return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
 }
-int p_move(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
-           gt_emit_fn emit, void *ctx, uint64_t *ts);
+int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
+                uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
+/* p_move's common case inline, as g_move's. */
+static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_p *p, unsigned mask,
+                                                        unsigned to, unsigned inc, uint64_t *seq0,
+                                                        gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
+    if (__builtin_expect((mask & SMASK(word_state(w))) && word_gen(w) == gen, 1)) {
+        uint64_t base = word_seq(w);
+        if (atomic_compare_exchange_strong_explicit(&p->word, &w, word_make(gen, to, base + inc),
+                                                    memory_order_acq_rel, memory_order_acquire)) {
+            if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
+            *seq0 = base;
+            return MOVE_OK;
+        }
+    }
+    return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
+}
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
  * of a thread that runs (tid != 0) go to own(own_ctx); those of a created, not yet started
  * thread to anon(anon_ctx). */

@@ -217,6 +217,15 @@ static void running_fixup(struct sect *s, uint64_t stk)
 static int resume(struct sect *s, uint64_t *seq0, unsigned *from, unsigned restart)
 {
     struct gt_thread *t = s->t;
+    if (g_state(t) == GO_G_SYSCALL) { /* only the owner moves it out of Syscall */
+        struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
+        uint64_t ps;
+        p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s, &s->ts);
+        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING | restart, INC0, seq0, from, sect_emit,
+               s, &s->ts);
+        EMIT0(s, GO_EV_GO_SYSCALL_END);
+        return 1;
+    }
     int r = g_move(s->gen, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING | restart,
                    INC_RESUME, seq0, from, sect_emit, s, &s->ts);
     if (r == MOVE_OK) {
@@ -229,17 +238,7 @@ static int resume(struct sect *s, uint64_t *seq0, unsigned *from, unsigned resta
         }
         return 1;
     }
-    if (r == MOVE_SKEW) return -1;
-    if (g_state(t) == GO_G_SYSCALL) {
-        struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
-        uint64_t ps;
-        p_move(s->gen, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps, sect_emit, s, &s->ts);
-        g_move(s->gen, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING | restart, INC0, seq0, from, sect_emit,
-               s, &s->ts);
-        EMIT0(s, GO_EV_GO_SYSCALL_END);
-        return 1;
-    }
-    return 0;
+    return r == MOVE_SKEW ? -1 : 0;
 }
 
 /* ---- threads ---- */
