@@ -27,11 +27,12 @@ static void emit_g_status(uint64_t gen, struct gt_thread *t, unsigned st, gt_emi
     }
 }
 
-/* The CAS loop shared by G and P words: on MOVE_OK, *claimed says whether this move claimed
- * generation gen (so the caller emits the status of *from, the state before). */
+/* The CAS loop shared by G and P words (adds inc[old state], or inc_all without inc; the
+ * uncontended case is word_move_fast in status.h): on MOVE_OK, *claimed says whether this move
+ * claimed generation gen (so the caller emits the status of *from, the state before). */
 static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
-                     const uint8_t inc[8], uint64_t *seq0, unsigned *from, int *claimed,
-                     uint64_t *ts)
+                     const uint8_t inc[8], unsigned inc_all, uint64_t *seq0, unsigned *from,
+                     int *claimed, uint64_t *ts)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     for (;;) {
@@ -40,7 +41,7 @@ static int word_move(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsign
         if (word_gen(w) > gen) return MOVE_SKEW;
         int claim = word_gen(w) < gen;
         uint64_t base = claim ? 0 : word_seq(w);
-        uint64_t seq = (to & MOVE_RESTART) ? 0 : base + (inc ? inc[st] : 0);
+        uint64_t seq = (to & MOVE_RESTART) ? 0 : base + (inc ? inc[st] : inc_all);
         uint64_t nw = word_make(gen, to & 0xfu, seq);
         if (atomic_compare_exchange_weak_explicit(word, &w, nw, memory_order_acq_rel,
                                                   memory_order_acquire)) {
@@ -57,7 +58,7 @@ int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, c
                 uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     int claimed;
-    int r = word_move(&t->gword, gen, mask, to, inc, seq0, from, &claimed, ts);
+    int r = word_move(&t->gword, gen, mask, to, inc, 0, seq0, from, &claimed, ts);
     if (r == MOVE_OK && claimed) emit_g_status(gen, t, *from, emit, ctx);
     return r;
 }
@@ -65,10 +66,9 @@ int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, c
 int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
                 uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    const uint8_t incs[8] = {inc, inc, inc, inc, inc, inc, inc, inc};
     unsigned from;
     int claimed;
-    int r = word_move(&p->word, gen, mask, to, incs, seq0, &from, &claimed, ts);
+    int r = word_move(&p->word, gen, mask, to, NULL, inc, seq0, &from, &claimed, ts);
     if (r == MOVE_OK && claimed) emit(ctx, GO_EV_PROC_STATUS, 2, (uint64_t[]){p->id, from});
     return r;
 }

@@ -28,44 +28,45 @@ enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
  * and it tells apart two wake-ups with the same sequence number by their times. */
 int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
                 uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
-/* g_move's common case inline: the word is in gen already (no status to write) and one CAS
- * wins; anything else goes to g_move_slow, which does it all again. */
+int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
+                uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
+
+/* The common case of a move, inline: the word is in gen already (no status to write) and one
+ * CAS wins; it adds inc[old state] (inc_all without inc). MOVE_STATE otherwise: g_move and
+ * p_move then go to their slow path, which does it all again. */
+static inline __attribute__((always_inline)) int
+word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
+               const uint8_t inc[8], unsigned inc_all, uint64_t *seq0, unsigned *from, uint64_t *ts)
+{
+    uint64_t w = atomic_load_explicit(word, memory_order_acquire);
+    unsigned st = word_state(w);
+    if (__builtin_expect(!(mask & SMASK(st)) || word_gen(w) != gen, 0)) return MOVE_STATE;
+    uint64_t base = word_seq(w);
+    uint64_t seq = (to & MOVE_RESTART) ? 0 : base + (inc ? inc[st] : inc_all);
+    if (!atomic_compare_exchange_strong_explicit(word, &w, word_make(gen, to & 0xfu, seq),
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return MOVE_STATE;
+    if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
+    *seq0 = base;
+    *from = st;
+    return MOVE_OK;
+}
+
 static inline __attribute__((always_inline)) int
 g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
        uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    uint64_t w = atomic_load_explicit(&t->gword, memory_order_acquire);
-    unsigned st = word_state(w);
-    if (__builtin_expect((mask & SMASK(st)) && word_gen(w) == gen, 1)) {
-        uint64_t seq = (to & MOVE_RESTART) ? 0 : word_seq(w) + (inc ? inc[st] : 0);
-        uint64_t base = word_seq(w);
-        if (atomic_compare_exchange_strong_explicit(&t->gword, &w, word_make(gen, to & 0xfu, seq),
-                                                    memory_order_acq_rel, memory_order_acquire)) {
-            if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
-            *seq0 = base;
-            *from = st;
-            return MOVE_OK;
-        }
-    }
+    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, seq0, from, ts) == MOVE_OK) return MOVE_OK;
     return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
 }
-int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-                uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
-/* p_move's common case inline, as g_move's. */
+
 static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_p *p, unsigned mask,
                                                         unsigned to, unsigned inc, uint64_t *seq0,
                                                         gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
-    if (__builtin_expect((mask & SMASK(word_state(w))) && word_gen(w) == gen, 1)) {
-        uint64_t base = word_seq(w);
-        if (atomic_compare_exchange_strong_explicit(&p->word, &w, word_make(gen, to, base + inc),
-                                                    memory_order_acq_rel, memory_order_acquire)) {
-            if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
-            *seq0 = base;
-            return MOVE_OK;
-        }
-    }
+    unsigned from;
+    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, seq0, &from, ts) == MOVE_OK)
+        return MOVE_OK;
     return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
