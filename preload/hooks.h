@@ -56,17 +56,38 @@
 /* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many
  * there are) wakes them with its own stack; nothing when the queue holds another number. The
  * bucket's count (lock-free) decides: fewer than n queued, nothing to do; exactly n, the usual
- * case, the stack is captured and one locked look checks and wakes; more (other keys share the
- * bucket, or more waiters), the key's waiters are counted first, so that no stack is captured
- * for nothing. A macro (not an inline function, which symbolization would show as a frame) so
- * the hook is the leaf. */
+ * case, the stack is captured and one locked look checks and wakes; more: nothing when all of
+ * them wait on key (the bucket's sole key, also lock-free), else the key's waiters are counted
+ * first, so that no stack is captured for nothing. A macro (not an inline function, which
+ * symbolization would show as a frame) so the hook is the leaf. */
 #define WAKE_IF(self, key, n)                                                                      \
     do {                                                                                           \
         int in_bucket_ = waitq_bucket_count(key);                                                  \
         if ((n) < 1 || in_bucket_ < ((n) == INT_MAX ? 1 : (n))) break;                             \
-        if ((n) != INT_MAX && in_bucket_ > (n) && waitq_count(key) != (n)) break;                  \
+        if ((n) != INT_MAX && in_bucket_ > (n) &&                                                  \
+            (waitq_bucket_only(key) || waitq_count(key) != (n)))                                   \
+            break;                                                                                 \
         uint64_t stk_ = tr_stack();                                                                \
         waitq_wake_if((key), (self), stk_, (n));                                                   \
+    } while (0)
+
+/* A lock's releaser that frees it, around the real release. RELEASE_BEGIN, before it: whether
+ * the lock may have a sole waiter to wake (lock-free hint: exactly one thread queued in key's
+ * bucket; with more, several wait on key or other keys share the bucket, and waiters unblock
+ * themselves), the bucket's adds, and the releaser's stack, captured while the waiter cannot
+ * resume yet (a cold capture takes microseconds). RELEASE_END, after it: the wake itself
+ * (bucket lock, state move, event), outside the critical section, of the waiter queued before
+ * the release (waitq_wake_released). Macros so that the hook is the leaf frame. */
+#define RELEASE_BEGIN(key, adds, stk)                                                              \
+    __extension__({                                                                                \
+        int want_ = waitq_bucket_count(key) == 1;                                                  \
+        (adds) = waitq_adds(key);                                                                  \
+        if (want_) (stk) = tr_stack();                                                             \
+        want_;                                                                                     \
+    })
+#define RELEASE_END(self, key, adds, stk)                                                          \
+    do {                                                                                           \
+        if (waitq_has_waiters(key)) waitq_wake_released((key), (self), (stk), (adds));             \
     } while (0)
 
 /* Whether the calling thread works for the tracer (the flusher, set-up, a stack capture):

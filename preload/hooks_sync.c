@@ -6,8 +6,9 @@
  * call made only if the try found it taken; an acquisition that does not wait emits nothing.
  * Waiters are queued on the primitive's address (for rwlocks, on the lock, whatever the mode);
  * a releaser wakes them itself only when it knows whom it frees: the sole waiter of a mutex it
- * really releases, of a rwlock it holds for writing, of a signalled condvar or posted
- * semaphore; every waiter of a broadcast condvar or of a barrier it completes. glibc objects
+ * really releases, of a rwlock it holds for writing (both after the real release, outside the
+ * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
+ * waiter of a broadcast condvar or of a barrier it completes. glibc objects
  * are only read (owner and recursion count of a mutex, writer of a rwlock, count of a
  * barrier), never written. */
 #include "hooks.h"
@@ -110,16 +111,25 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 }
 
 /* The waking half of an unlock that found threads queued in m's bucket. */
-GOTRACE_API_FN static void mutex_unlock_wake(pthread_mutex_t *m)
+GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
-    if (self && mutex_frees(m, self)) WAKE_IF(self, m, 1);
+    unsigned adds = 0;
+    uint64_t stk = 0;
+    int wake = self && mutex_frees(m, self) && RELEASE_BEGIN(m, adds, stk);
+    int r = REAL(pthread_mutex_unlock)(m);
+    if (wake && r == 0) RELEASE_END(self, m, adds, stk);
+    return r;
 }
 
 /* Fast path: nobody queued in m's bucket (one load), then a tail call. */
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-    if (__builtin_expect(waitq_has_waiters(m), 0)) mutex_unlock_wake(m);
+    if (__builtin_expect(waitq_has_waiters(m), 0)) {
+        int r = mutex_unlock_wake(m);
+        KEEP_FRAME(r);
+        return r;
+    }
     return REAL_HOT(pthread_mutex_unlock)(m);
 }
 
@@ -176,8 +186,12 @@ EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
     struct gt_thread *self = tr_current();
-    if (self && writer_of(l, self)) WAKE_IF(self, l, 1);
-    return REAL(pthread_rwlock_unlock)(l);
+    unsigned adds = 0;
+    uint64_t stk = 0;
+    int wake = self && writer_of(l, self) && RELEASE_BEGIN(l, adds, stk);
+    int r = REAL(pthread_rwlock_unlock)(l);
+    if (wake && r == 0) RELEASE_END(self, l, adds, stk);
+    return r;
 }
 
 /* ---- condition variables (the GLIBC_2.3.2 versions, real.h) ---- */

@@ -56,10 +56,12 @@ struct gt_p {
     struct gt_p *next_free;
 };
 
-/* A place a thread waits: key is the primitive's address (see waitq.h). */
+/* A place a thread waits: key is the primitive's address, added the bucket's number of this
+ * add (see waitq.h). */
 struct gt_wait {
     void *key;
     struct gt_wait *prev, *next;
+    unsigned added;
 };
 
 #define GT_PREFIX_MAX 160

@@ -30,12 +30,22 @@ static struct gt_thread *thread_of(struct gt_wait *w)
     return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
 }
 
-/* count changes only under the bucket's lock (a plain read-modify-write, no locked
- * instruction); it is an atomic for the lock-free hint readers. */
-static void count_add(struct waitq_bucket *b, int d)
+/* count, sole and adds change only under the bucket's lock (plain read-modify-writes, no
+ * locked instruction); they are atomics for the lock-free hint readers. sole is the key of
+ * the first thread queued in an empty bucket, WAITQ_MIXED once another key joins, until the
+ * bucket empties; adds counts waitq_add calls (wrapping). */
+static void count_add(struct waitq_bucket *b, int d, void *key)
 {
     int n = atomic_load_explicit(&b->count, memory_order_relaxed);
     atomic_store_explicit(&b->count, n + d, memory_order_relaxed);
+    void *sole = atomic_load_explicit(&b->sole, memory_order_relaxed);
+    if (n + d == 0)
+        sole = NULL;
+    else if (n == 0)
+        sole = key;
+    else if (sole != key)
+        sole = WAITQ_MIXED;
+    atomic_store_explicit(&b->sole, sole, memory_order_relaxed);
 }
 
 static void *key_of(struct gt_wait *w)
@@ -50,13 +60,15 @@ void waitq_add(void *key, struct gt_thread *t)
     w->next = NULL;
     bucket_lock(b);
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
+    w->added = atomic_load_explicit(&b->adds, memory_order_relaxed) + 1;
+    atomic_store_explicit(&b->adds, w->added, memory_order_relaxed);
     w->prev = b->tail;
     if (b->tail)
         b->tail->next = w;
     else
         b->head = w;
     b->tail = w;
-    count_add(b, 1);
+    count_add(b, 1, key);
     bucket_unlock(b);
 }
 
@@ -71,7 +83,7 @@ static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
         w->next->prev = w->prev;
     else
         b->tail = w->prev;
-    count_add(b, -1);
+    count_add(b, -1, key_of(w));
     __atomic_store_n(&w->key, NULL, __ATOMIC_RELEASE); /* pairs with waitq_remove's acquire */
 }
 
@@ -137,11 +149,31 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
     return woken;
 }
 
+int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    struct gt_wait *sole = NULL;
+    int woken = 0, n = 0;
+    bucket_lock(b);
+    for (struct gt_wait *w = b->head; w; w = w->next)
+        if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the release */
+            sole = w;
+            n++;
+        }
+    if (n == 1 && tr_wake(self, thread_of(sole), stk)) {
+        unlink_locked(b, sole);
+        woken = 1;
+    }
+    bucket_unlock(b);
+    return woken;
+}
+
 void waitq_fork_child(void)
 {
     for (int i = 0; i < WAITQ_NBUCKETS; i++) {
         waitq_buckets[i].head = waitq_buckets[i].tail = NULL;
         atomic_store(&waitq_buckets[i].count, 0);
+        atomic_store(&waitq_buckets[i].sole, NULL);
         spin_unlock(&waitq_buckets[i].lock);
     }
 }

@@ -2,7 +2,9 @@
 # wait_for_lock (progs/sync_hold.c; they meet between rounds through atomics, nothing traced).
 # Checks: valid trace; `go tool trace -pprof=sync` totals 500 ms within 10 %; its top list
 # names pthread_mutex_lock, wait_for_lock and the line of the waiting call
-# (sync_hold.c:LINE), which is what a newcomer looks for.
+# (sync_hold.c:LINE), which is what a newcomer looks for; the waits are woken by main, the
+# unlocker (it wakes after its real release: at least 9 of the 10, as main could be preempted
+# between the two for longer than the waiter takes to wake; measured 10 of 10 in 32 runs).
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_hold)
@@ -16,3 +18,7 @@ line=$(grep -n 'the known wait' "$GT_PROGS/sync_hold.c" | cut -d: -f1)
 for want in pthread_mutex_lock wait_for_lock "sync_hold.c:$line"; do
     assert_true "sync profile names $want" pprof_names "$tr" sync "$want"
 done
+gw=$(gids_started_at "$tr" waiter)
+assert_eq "$(blocks "$tr" "$gw" 'sync: mutex')" 10 "the waiter's mutex blocks"
+assert_ge "$(woken_by "$tr" "$gw" "$(gid_m "$tr" 1)" 'sync: mutex')" 9 \
+    "the waiter's mutex wake-ups written by main, the unlocker"

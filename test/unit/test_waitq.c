@@ -1,0 +1,116 @@
+/* test_waitq.c: the wait table's lock-free hints (count, sole key, adds) and the releaser's
+ * wake after its release (waitq_wake_released): it wakes the sole waiter queued before the
+ * snapshot of adds taken before the release, never one that queued after it. */
+#include "tracer.h"
+#include "waitq.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static struct gt_thread fake[3];
+static char keys[1 << 16];
+
+/* Two distinct addresses in keys[] that share a bucket. */
+static void colliding(void **a, void **b)
+{
+    *a = &keys[0];
+    for (size_t i = 1; i < sizeof keys; i++)
+        if (waitq_bucket_of(&keys[i]) == waitq_bucket_of(*a)) {
+            *b = &keys[i];
+            return;
+        }
+    cr_assert_fail("no two keys share a bucket");
+}
+
+Test(waitq, hints_follow_the_queue)
+{
+    void *a, *b;
+    colliding(&a, &b);
+    unsigned adds0 = waitq_adds(a);
+    cr_assert_not(waitq_has_waiters(a));
+    waitq_add(a, &fake[0]);
+    cr_assert_eq(waitq_bucket_count(a), 1);
+    cr_assert(waitq_bucket_only(a), "the first key queued is the bucket's sole key");
+    waitq_add(a, &fake[1]);
+    cr_assert(waitq_bucket_only(a), "the same key again");
+    cr_assert_eq(waitq_count(a), 2);
+    waitq_add(b, &fake[2]);
+    cr_assert_not(waitq_bucket_only(a), "another key joined: mixed");
+    cr_assert_not(waitq_bucket_only(b));
+    cr_assert_eq(waitq_bucket_count(b), 3);
+    cr_assert_eq(waitq_count(a), 2);
+    cr_assert_eq(waitq_adds(a) - adds0, 3u, "every add counted");
+    waitq_remove(&fake[2]);
+    cr_assert_not(waitq_bucket_only(a), "mixed until the bucket empties");
+    waitq_remove(&fake[0]);
+    waitq_remove(&fake[1]);
+    cr_assert_not(waitq_has_waiters(a));
+    waitq_add(b, &fake[2]);
+    cr_assert(waitq_bucket_only(b), "an emptied bucket takes a new sole key");
+    waitq_remove(&fake[2]);
+    cr_assert_eq(waitq_adds(a) - adds0, 4u, "removals do not count");
+}
+
+Test(waitq, released_wake_ignores_later_waiters)
+{
+    void *a, *b;
+    colliding(&a, &b);
+    unsigned before = waitq_adds(a);
+    waitq_add(a, &fake[0]); /* queued after the snapshot */
+    cr_assert_eq(waitq_wake_released(a, &fake[2], 0, before), 0, "no waiter from before");
+    cr_assert_eq(waitq_count(a), 1, "the later waiter stays queued");
+    waitq_remove(&fake[0]);
+}
+
+/* ---- with the tracer: a real waiter is woken by the releaser ---- */
+
+static int key;
+static atomic_int phase;
+
+static void *waiter(void *arg)
+{
+    (void)arg;
+    struct gt_thread *self = tr_current();
+    cr_assert_not_null(self);
+    cr_assert(tr_block(self, GT_R_MUTEX));
+    waitq_add(&key, self);
+    atomic_store(&phase, 1);
+    while (atomic_load(&phase) != 2)
+        sched_yield();
+    waitq_remove(self);
+    tr_unblock(self);
+    tr_thread_exit(self);
+    return NULL;
+}
+
+Test(waitq, released_wake_wakes_the_sole_waiter)
+{
+    char path[] = "/tmp/gotrace-waitq-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    setenv("GOTRACE_OUT", path, 1);
+    tracer_init();
+    cr_assert(atomic_load(&gt_on), "tracing started");
+    struct gt_thread *self = tr_current();
+    cr_assert_not_null(self);
+    unsigned stale = waitq_adds(&key);
+    pthread_t t;
+    pthread_create(&t, NULL, waiter, NULL);
+    while (atomic_load(&phase) != 1)
+        sched_yield();
+    cr_assert_eq(waitq_wake_released(&key, self, 0, stale), 0, "the wait began after the snapshot");
+    unsigned snap = waitq_adds(&key);
+    static struct gt_thread later;
+    waitq_add(&key, &later); /* a second waiter, after the snapshot */
+    cr_assert_eq(waitq_wake_released(&key, self, 0, snap), 1, "the waiter from before");
+    cr_assert_eq(waitq_count(&key), 1, "the woken waiter is dequeued, the later one stays");
+    waitq_remove(&later);
+    atomic_store(&phase, 2);
+    pthread_join(t, NULL);
+    tracer_shutdown();
+    unlink(path);
+}
