@@ -50,11 +50,13 @@ static inline uint64_t word_seq(uint64_t w)
     return w & 0x0fffffff;
 }
 
+/* One cache line each: the owner moves its P's word at every system call and wait, and Ps
+ * sharing a line made threads' calls contend for it (false sharing). */
 struct gt_p {
     _Atomic uint64_t word;
     uint64_t id;
     struct gt_p *next_free;
-};
+} __attribute__((aligned(64)));
 
 /* A place a thread waits: key is the primitive's address, added the bucket's number of this
  * add (see waitq.h). */
