@@ -122,10 +122,20 @@ GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
     return r;
 }
 
-/* Fast path: nobody queued in m's bucket (one load), then a tail call. */
+/* glibc's lock word of a mutex held with nobody asleep on it (normal, recursive, error-checking
+ * and adaptive types: a waiter marks it 2 before it sleeps; the word of another type holds a
+ * thread id, or a ceiling, and is 1 only for thread id 1). A waiter that queued here but did not
+ * sleep yet takes the lock without sleeping once it is released, and unblocks itself. */
+#define LLL_HELD_UNCONTENDED 1
+
+/* Fast path: a lock word that says nobody sleeps (the word's line is the caller's already), or
+ * nobody queued in m's bucket (one more load), then a tail call. */
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-    if (__builtin_expect(waitq_has_waiters(m), 0)) {
+    if (__builtin_expect(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) !=
+                                 LLL_HELD_UNCONTENDED &&
+                             waitq_has_waiters(m),
+                         0)) {
         int r = mutex_unlock_wake(m);
         KEEP_FRAME(r);
         return r;
