@@ -23,14 +23,9 @@
  * half in section gotrace_api (stack.h), whose frame captures skip. */
 #define KEEP_FRAME(r) __asm__ volatile("" : "+r"(r))
 
-/* REAL for a fast path: resolving (only before the constructor ran) is out of line. */
-__attribute__((cold, noinline)) static struct gt_real *real_resolved(void)
-{
-    real_init();
-    return &gt_real;
-}
-#define REAL_HOT(name)                                                                             \
-    (__builtin_expect(gt_real.name != NULL, 1) ? gt_real.name : real_resolved()->name)
+/* REAL for a fast path: no check, the pointer is never NULL (a stub that resolves first until
+ * real_init ran, real.c). */
+#define REAL_HOT(name) (gt_real.name)
 
 #define MUTEX_KIND_MASK 3 /* glibc's PTHREAD_MUTEX_KIND_MASK_NP: the type bits of __kind */
 

@@ -7,7 +7,20 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-struct gt_real gt_real;
+/* The lock fast paths call these two without a check (hooks_sync.c REAL_HOT): until real_init
+ * ran they point to stubs that resolve first. */
+static int trylock_first(pthread_mutex_t *m)
+{
+    real_init();
+    return gt_real.pthread_mutex_trylock(m);
+}
+static int unlock_first(pthread_mutex_t *m)
+{
+    real_init();
+    return gt_real.pthread_mutex_unlock(m);
+}
+struct gt_real gt_real = {.pthread_mutex_trylock = trylock_first,
+                          .pthread_mutex_unlock = unlock_first};
 
 /* name at version binds like the program's own reference name@version: to the first object
  * after the tracer that defines it at that version or unversioned. dlvsym alone skips the

@@ -2,7 +2,9 @@
  * resolved once (the condvar functions by their current symbol version, GT_COND_VERSION).
  * Invariants: real_init() is idempotent and safe to call from any hook before the constructor
  * has run (dlsym may allocate; we never interpose malloc); after it returns
- * every pointer is non-NULL or the tracer has disabled itself with one message. Add a function
+ * every pointer is non-NULL or the tracer has disabled itself with one message; the two the
+ * lock fast paths call unchecked (trylock, unlock) are never NULL: stubs that resolve first
+ * stand in until then. Add a function
  * by adding one line to GT_REAL_FUNCS (name, return type, parameter list, symbol version or 0).
  */
 #ifndef GOTRACE_REAL_H
