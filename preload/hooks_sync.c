@@ -8,9 +8,9 @@
  * a releaser wakes them itself only when it knows whom it frees: the sole waiter of a mutex it
  * really releases, of a rwlock it holds for writing (both after the real release, outside the
  * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
- * waiter of a broadcast condvar or of a barrier it completes. glibc objects
- * are only read (owner and recursion count of a mutex, writer of a rwlock, count of a
- * barrier), never written. */
+ * waiter of a broadcast condvar or of a barrier it completes. glibc objects are only read
+ * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
+ * never written. */
 #include "hooks.h"
 #include "real.h"
 #include "stack.h"
