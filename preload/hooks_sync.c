@@ -113,6 +113,7 @@ GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
     uint64_t stk = 0;
     int wake = self && mutex_frees(m, self) && RELEASE_BEGIN(m, adds, stk);
     int r = REAL(pthread_mutex_unlock)(m);
+    KEEP_FRAME(r); /* never a tail call: the caller of the real unlock is this function */
     if (wake && r == 0) RELEASE_END(self, m, adds, stk);
     return r;
 }
