@@ -1,0 +1,55 @@
+/* stack_fallback: sleeps through a function without unwind information (nocfi_call, plain asm
+ * with a frame pointer and no CFI), so the tracer's walker falls back to libunwind, whose first
+ * use in the process creates its pthread key. The program creates keys before and after and
+ * prints their numbers: they must be the untraced ones (0 1 2).
+ * Invariant: output "keys 0 1 2" untraced; every call checked. */
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "common.h"
+
+void nocfi_call(void (*fn)(void));
+__asm__(".text\n"
+        ".globl nocfi_call\n"
+        ".type nocfi_call, @function\n"
+        "nocfi_call:\n"
+        "  push %rbp\n"
+        "  mov %rsp, %rbp\n"
+        "  call *%rdi\n"
+        "  pop %rbp\n"
+        "  ret\n"
+        ".size nocfi_call, . - nocfi_call\n");
+
+static void nap(void)
+{
+    struct timespec t = {0, 1000000};
+    nanosleep(&t, NULL);
+}
+
+__attribute__((noinline)) static void sleeper(void)
+{
+    for (int i = 0; i < 3; i++)
+        nocfi_call(nap);
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    sleeper();
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_key_t k0, k1, k2;
+    CHECK(pthread_key_create(&k0, NULL));
+    sleeper();
+    CHECK(pthread_key_create(&k1, NULL));
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, thread_main, NULL));
+    CHECK(pthread_join(t, NULL));
+    CHECK(pthread_key_create(&k2, NULL));
+    printf("keys %u %u %u\n", k0, k1, k2);
+    return 0;
+}
