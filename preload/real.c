@@ -32,6 +32,7 @@ static void *resolve(const char *name, const char *version)
     void *any = dlsym(RTLD_NEXT, name);
     void *exact = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
     if (!exact) return any;
+    if (any == exact) return exact; /* the usual case, without dladdr (a scan of symbols) */
     Dl_info a, e;
     if (any && dladdr(any, &a) && dladdr(exact, &e) && a.dli_fbase != e.dli_fbase) return any;
     return exact;

@@ -38,9 +38,7 @@ static int ready;   /* table initialised */
  * the thread then holds only the pages its own frames touch. */
 static pthread_key_t cache_key;
 static int cache_key_known;
-/* This thread's first use of libunwind, which creates libunwind's key if it is the process's
- * first (thread-local: a key the tracer creates meanwhile on another thread is not that one). */
-static __thread int warming;
+static int warming; /* stack_init's first capture, the one that makes libunwind create its key */
 static __thread int fell_back; /* this thread has used libunwind */
 static _Atomic uint32_t epoch; /* memos recorded in another epoch are stale */
 
@@ -64,7 +62,11 @@ int stack_init(int max_depth, int enabled)
      * unw_backtrace's trace cache (see trim_trace_cache). */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     (void)unwind_init(); /* without its cache, walks read the unwind tables each time */
-    return 0;            /* libunwind itself starts at its first use (general_backtrace) */
+    void *warm[GO_MAX_STACK_FRAMES];
+    warming = 1; /* libunwind creates its trace-cache key now: stack_key_created records it */
+    (void)unw_backtrace(warm, GO_MAX_STACK_FRAMES);
+    warming = 0;
+    return 0;
 }
 
 void stack_key_created(pthread_key_t key)
@@ -106,12 +108,8 @@ static void trim_trace_cache(void)
 static int general_backtrace(uintptr_t *pcs, int max)
 {
     if (!fell_back) {
-        /* The process's first use creates libunwind's key (taking the highest free number: 2 ms
-         * of pthread_key_create calls, not paid by a process that never falls back). */
         fell_back = 1;
-        warming = 1;
         trim_trace_cache();
-        warming = 0;
     }
     return unw_backtrace((void **)pcs, max);
 }

@@ -1,18 +1,26 @@
 # stack_fallback: stacks through a frame without unwind information (progs/stack_fallback.c:
 # nocfi_call, asm with a frame pointer and no CFI), which the tracer's walker cannot walk, so
-# it falls back to libunwind; libunwind's first use in the process creates its pthread key
-# (not at start-up any more), which must take the highest free number. Checks: output "keys
-# 0 1 2" as untraced (the program's keys, created before and after that first use, keep their
-# numbers); valid trace; the sleeps' stacks go on past nocfi_call to sleeper, which only
-# libunwind's walk finds, on main's thread and on the second thread.
+# it falls back to libunwind, whose pthread key took the highest free number. Checks: output
+# "keys 0 1 2" as untraced (the program's keys, created before and after the fallbacks, keep
+# their numbers; not under a sanitizer, whose runtime creates keys of its own); valid trace;
+# the sleeps' stacks go on past nocfi_call to sleeper, which only libunwind's walk finds, on
+# main's thread and on the second thread.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
+[ "$GT_SANITIZER" != tsan ] || skip_case "libunwind's trace-cache destructor locks a mutex at the" \
+    "second thread's exit, after TSan's runtime has finished that thread: TSan faults in its" \
+    "trylock interceptor (gdb: __tsan::MutexPostLock from __nptl_deallocate_tsd)"
 
 prog=$(build_prog stack_fallback)
 plain_run plain -- "$prog"
-assert_eq "$(cat "$RUN_OUT")" "keys 0 1 2" "untraced output"
+want=$(cat "$RUN_OUT")
+[ -n "$GT_SANITIZER" ] || assert_eq "$want" "keys 0 1 2" "untraced output"
 trace_run run -- "$prog"
 expect_status stack_fallback 0
-assert_eq "$(cat "$RUN_OUT")" "keys 0 1 2" "traced output: the program's pthread keys"
+if [ -n "$GT_SANITIZER" ]; then
+    skip_part "key numbers: the $GT_SANITIZER runtime creates pthread keys of its own"
+else
+    assert_eq "$(cat "$RUN_OUT")" "$want" "traced output: the program's pthread keys"
+fi
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
 if stacks_on; then
