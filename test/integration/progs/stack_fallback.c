@@ -1,8 +1,9 @@
 /* stack_fallback: sleeps through a function without unwind information (nocfi_call, plain asm
  * with a frame pointer and no CFI), so the tracer's walker falls back to libunwind, whose first
  * use in the process creates its pthread key. The program creates keys before and after and
- * prints their numbers: they must be the untraced ones (0 1 2).
- * Invariant: output "keys 0 1 2" untraced; every call checked. */
+ * prints their numbers: they must be the untraced ones (0 1 2); then it takes 37 more keys and
+ * prints the first number below 40 it did not get ("taken N"; "taken none" untraced).
+ * Invariant: output "keys 0 1 2" and "taken none" untraced; every call checked. */
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -51,5 +52,20 @@ int main(void)
     CHECK(pthread_join(t, NULL));
     CHECK(pthread_key_create(&k2, NULL));
     printf("keys %u %u %u\n", k0, k1, k2);
+    /* The first number below 40 the program cannot get: another library's key. */
+    char got[40] = {0};
+    got[k0] = got[k1] = got[k2] = 1;
+    for (int i = 0; i < 37; i++) {
+        pthread_key_t k;
+        CHECK(pthread_key_create(&k, NULL));
+        if (k < sizeof got) got[k] = 1;
+    }
+    int gap = 0;
+    while (gap < (int)sizeof got && got[gap])
+        gap++;
+    if (gap < (int)sizeof got)
+        printf("taken %d\n", gap);
+    else
+        printf("taken none\n");
     return 0;
 }
