@@ -4,7 +4,7 @@ UNIT_SRCS := $(wildcard test/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/unit/%)
 UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon -Ipreload -Idecoder
 
-$(BUILD)/unit/%: test/unit/%.c $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a
+$(BUILD)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a \
 	    -lcriterion $(PRELOAD_LIBS) -lm

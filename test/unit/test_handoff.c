@@ -4,6 +4,7 @@
  * hold exactly the blocks the API reported, across many generations. */
 #include "section.h"
 #include "tracer.h"
+#include "tracing.h"
 #include "waitq.h"
 
 #include <criterion/criterion.h>
@@ -61,12 +62,8 @@ static int run(const char *cmd)
 static void handoff(int locked)
 {
     char path[] = "/tmp/gotrace-handoff-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    setenv("GOTRACE_OUT", path, 1);
     setenv("GOTRACE_PERIOD_MS", "10", 1);
-    tracer_init();
+    tracing_start(path);
     cr_assert(atomic_load(&gt_on), "tracing started");
     if (locked) gt_sect_asym = 0;
     cr_assert_not_null(tr_current(), "the test thread is traced: every switch has its status");

@@ -4,6 +4,7 @@
  * handle and releases the record. Each Test runs in its own process (Criterion), so each
  * starts with an empty registry. */
 #include "tracer.h"
+#include "tracing.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -95,11 +96,7 @@ static void *never_started(void *arg)
 Test(thread, create_done_publishes_the_handle_and_releases)
 {
     char path[] = "/tmp/gotrace-thread-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    setenv("GOTRACE_OUT", path, 1);
-    tracer_init();
+    tracing_start(path);
     struct gt_thread *self = tr_current();
     cr_assert_not_null(self);
     struct gt_thread *child = tr_create_prepare(self, never_started, NULL);

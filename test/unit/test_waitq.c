@@ -2,6 +2,7 @@
  * wake after its release (waitq_wake_released): it wakes the sole waiter queued before the
  * snapshot of adds taken before the release, never one that queued after it. */
 #include "tracer.h"
+#include "tracing.h"
 #include "waitq.h"
 
 #include <criterion/criterion.h>
@@ -89,11 +90,7 @@ static void *waiter(void *arg)
 Test(waitq, released_wake_wakes_the_sole_waiter)
 {
     char path[] = "/tmp/gotrace-waitq-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    setenv("GOTRACE_OUT", path, 1);
-    tracer_init();
+    tracing_start(path);
     cr_assert(atomic_load(&gt_on), "tracing started");
     struct gt_thread *self = tr_current();
     cr_assert_not_null(self);
