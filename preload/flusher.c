@@ -11,6 +11,7 @@
 #include "fds.h"
 #include "go_wire.h"
 #include "log.h"
+#include "plainlock.h"
 #include "stack.h"
 #include "status.h"
 #include "strings.h"
@@ -432,6 +433,7 @@ static void *flusher_main(void *arg)
     (void)arg;
     gt_internal = 1;
     on_flusher = 1;
+    plainlock_tracer_thread();
     atomic_store(&F.started, 1); /* its set-up (allocations) is over: see flusher_fork_prepare */
     REAL(syscall)(SYS_futex, &F.started, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;

@@ -10,8 +10,10 @@
  * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
  * waiter of a broadcast condvar or of a barrier it completes. glibc objects are only read
  * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
- * never written. */
+ * never written, except by the lock hook's own try of a default mutex, which does exactly what
+ * glibc's lock does to a free one (plainlock.h). */
 #include "hooks.h"
+#include "plainlock.h"
 #include "real.h"
 #include "stack.h"
 
@@ -80,29 +82,46 @@ GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
     return WAIT_AS(self, m, GT_R_MUTEX, REAL(pthread_mutex_lock)(m));
 }
 
-/* The fast path is one trylock, traced thread or not: a free mutex is taken at once (a
- * recursive one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes
- * to the waiting half, which makes the real lock call. */
+/* The fast path is one try, traced thread or not: a free mutex is taken at once (a recursive
+ * one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes to the
+ * waiting half, which makes the real lock call. The try of a default mutex is the hook's own
+ * (plainlock.h), of any other glibc's trylock. */
+/* The try of the lock hooks: the hooks' own for a default mutex, else glibc's. */
+static inline __attribute__((always_inline)) int mutex_try(pthread_mutex_t *m)
+{
+    int r = plainlock_try(m);
+    return __builtin_expect(r != PLAINLOCK_OTHER, 1) ? r : REAL_HOT(pthread_mutex_trylock)(m);
+}
+
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    int r = REAL_HOT(pthread_mutex_trylock)(m);
+    int r = mutex_try(m);
     if (__builtin_expect(r != EBUSY, 1)) return r;
     r = mutex_lock_wait(m);
     KEEP_FRAME(r);
     return r;
 }
 
+/* Not a wait: hooked so that a thread's first touch of a mutex passes plainlock_self, and
+ * the lone thread takes a default mutex as glibc would untraced. */
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    return mutex_try(m);
+}
+
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, REAL(pthread_mutex_trylock)(m),
+    (void)plainlock_self(); /* a thread's first touch of a mutex, traced or not */
+    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
                   REAL(pthread_mutex_timedlock)(m, abstime));
 }
 
 EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
                                    const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX,
-                  REAL(pthread_mutex_trylock)(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
+    (void)plainlock_self();
+    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
+                  REAL(pthread_mutex_clocklock)(m, clk, abstime));
 }
 
 /* The waking half of an unlock that found threads queued in m's bucket. */
@@ -128,6 +147,7 @@ GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
  * nobody queued in m's bucket (one more load), then a tail call. */
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+    if (plainlock_unlock(m) == 0) return 0;
     if (__builtin_expect(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) !=
                                  LLL_HELD_UNCONTENDED &&
                              waitq_has_waiters(m),

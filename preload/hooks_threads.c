@@ -3,6 +3,7 @@
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * with tracing off or inside the tracer it only forwards. The trampolines are the outermost
  * tracer frames of every traced thread (section gotrace_tramp: stacks stop there). */
+#include "plainlock.h"
 #include "real.h"
 #include "stack.h"
 #include "tracer.h"
@@ -78,6 +79,7 @@ GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
 EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
                           void *arg)
 {
+    plainlock_threads_begin();
     struct gt_thread *self = tr_current();
     struct gt_thread *child = self ? tr_create_prepare(self, start, arg) : NULL;
     if (!child) return REAL(pthread_create)(th, attr, start, arg);

@@ -17,6 +17,7 @@
 #include "flusher.h"
 #include "intern.h"
 #include "log.h"
+#include "plainlock.h"
 #include "real.h"
 #include "section.h"
 #include "stack.h"
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
@@ -98,6 +100,7 @@ static int child_path(char *path, size_t size)
 static void fork_child(void)
 {
     tracer_pid = getpid();
+    plainlock_fork_child();
     image = 0;
     forked = 1;
     struct gt_thread *t = gt_self;
@@ -164,6 +167,7 @@ void tracer_init(void)
     config_defaults(&cfg);
     config_parse(&cfg, env, warn_config);
     gt_log_set_debug(cfg.debug);
+    plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
     char path[GT_PATH_MAX];
     image = image_of_process();

@@ -2,6 +2,7 @@
 #include "real.h"
 
 #include "log.h"
+#include "plainlock.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -53,5 +54,6 @@ void real_init(void)
                  void (*)(void), void *))resolve("__libc_start_main", 0);
     /* Concurrent first calls resolve the same values; publishing twice is harmless. */
     gt_real = r;
+    plainlock_init();
     atomic_store_explicit(&done, 1, memory_order_release);
 }

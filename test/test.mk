@@ -27,7 +27,7 @@ soak: all
 # start routines and frames; the runtime's interceptors sit between it and libc); untraced runs
 # preload the runtime alone. GOTRACE_SANITIZER tells the cases which runtime it is (a few skip
 # what it cannot run), and a sanitizer report on any run's stderr fails its case. TSan leaves
-# the interposition layer (hooks, entry, real) uninstrumented: its runtime calls
+# the interposition layer (hooks, entry, real, plainlock) uninstrumented: its runtime calls
 # pthread_key_create, which the tracer interposes, before its shadow memory exists; stacks are
 # captured (the tracer's own walker: libunwind, whose trace-cache destructor crashes in TSan
 # after TSan has finalised the exiting thread, is only the fallback); test/tsan.supp names the reports that are not the tracer's;
@@ -50,7 +50,7 @@ test-asan: all
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 bash test/integration/run.sh
 test-tsan: all
 	@$(MAKE) --no-print-directory BUILD=build/tsan EXTRA_CFLAGS="-fsanitize=thread" EXTRA_LDFLAGS="-fsanitize=thread" \
-	    EXTRA_CFLAGS_SKIP="$(PRELOAD_HOOKS) preload/real.c" build/tsan/libgotrace.so
+	    EXTRA_CFLAGS_SKIP="$(PRELOAD_HOOKS) preload/real.c preload/plainlock.c" build/tsan/libgotrace.so
 	@echo "== integration, TSan"
 	@GOTRACE_SANITIZER=tsan GOTRACE_LIB=$(CURDIR)/build/tsan/libgotrace.so \
 	    GOTRACE_PRELOAD=$(CURDIR)/build/tsan/libgotrace.so:$(call SAN_RT,tsan) \
