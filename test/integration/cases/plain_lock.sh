@@ -9,11 +9,22 @@
 source "$GT_ROOT/test/integration/lib.sh"
 
 prog=$(build_prog plain_lock)
-for by in pthread c11 timer; do
+ways=(pthread c11 timer)
+extra=()
+if [ "$GT_SANITIZER" = tsan ]; then
+    # TSan reports the program's deliberate destroy of a held mutex; and it knows only threads
+    # it saw created: the instrumented tracer faults in __tsan_func_entry on a thread that
+    # glibc created internally (thrd_create, SIGEV_THREAD). The path is off under TSan anyway
+    # (its interceptors are the real lock).
+    extra=(no-destroy)
+    ways=(pthread)
+    skip_part "threads created inside glibc (c11, timer): unknown to TSan's runtime"
+fi
+for by in "${ways[@]}"; do
     for how in lock trylock timedlock; do
-        plain_run "plain-$by-$how" -- "$prog" "$by" "$how"
+        plain_run "plain-$by-$how" -- "$prog" "$by" "$how" "${extra[@]}"
         assert_eq "$(grep -v '^note:' "$RUN_OUT")" ok "untraced output ($by, $how)"
-        trace_run "run-$by-$how" -- "$prog" "$by" "$how"
+        trace_run "run-$by-$how" -- "$prog" "$by" "$how" "${extra[@]}"
         expect_status "plain_lock $by $how" 0
         assert_eq "$(grep -v '^note:' "$RUN_OUT")" ok "traced output ($by, $how)"
         validate "$RUN_TRACE"
