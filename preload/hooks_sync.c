@@ -10,8 +10,8 @@
  * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
  * waiter of a broadcast condvar or of a barrier it completes. glibc objects are only read
  * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
- * never written, except by the lock hook's own try of a default mutex, which does exactly what
- * glibc's lock does to a free one (plainlock.h). */
+ * never written, except by the hooks' own take (and, while the program has one thread,
+ * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
 #include "hooks.h"
 #include "plainlock.h"
 #include "real.h"
@@ -82,17 +82,16 @@ GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
     return WAIT_AS(self, m, GT_R_MUTEX, REAL(pthread_mutex_lock)(m));
 }
 
-/* The fast path is one try, traced thread or not: a free mutex is taken at once (a recursive
- * one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes to the
- * waiting half, which makes the real lock call. The try of a default mutex is the hook's own
- * (plainlock.h), of any other glibc's trylock. */
-/* The try of the lock hooks: the hooks' own for a default mutex, else glibc's. */
+/* The try of the lock hooks: the hooks' own for a default mutex (plainlock.h), else glibc's. */
 static inline __attribute__((always_inline)) int mutex_try(pthread_mutex_t *m)
 {
     int r = plainlock_try(m);
     return __builtin_expect(r != PLAINLOCK_OTHER, 1) ? r : REAL_HOT(pthread_mutex_trylock)(m);
 }
 
+/* The fast path is one try, traced thread or not: a free mutex is taken at once (a recursive
+ * one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes to the
+ * waiting half, which makes the real lock call. */
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     int r = mutex_try(m);
@@ -143,8 +142,9 @@ GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
  * sleep yet takes the lock without sleeping once it is released, and unblocks itself. */
 #define LLL_HELD_UNCONTENDED 1
 
-/* Fast path: a lock word that says nobody sleeps (the word's line is the caller's already), or
- * nobody queued in m's bucket (one more load), then a tail call. */
+/* The lone thread releases a default mutex itself (plainlock.h). Fast path: a lock word that
+ * says nobody sleeps (the word's line is the caller's already), or nobody queued in m's bucket
+ * (one more load), then a tail call. */
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     if (plainlock_unlock(m) == 0) return 0;

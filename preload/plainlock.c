@@ -127,8 +127,7 @@ void plainlock_thread_start(void)
 
 void plainlock_tracer_thread(void)
 {
-    int d = __atomic_load_n(&decided, __ATOMIC_ACQUIRE);
-    plainlock_tid = d > 0 ? (int)gettid() : d < 0 ? -1 : 0;
+    plainlock_tid = __atomic_load_n(&decided, __ATOMIC_ACQUIRE) > 0 ? (int)gettid() : -1;
 }
 
 void plainlock_threads_begin(void)

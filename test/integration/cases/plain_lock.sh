@@ -5,7 +5,8 @@
 # unhooked), taking it by lock, trylock or timedlock; then checks glibc's view (owner TID,
 # destroy's EBUSY, trylock, a condvar wait's internal relock). Checks, for each of the 9
 # combinations: output "ok" untraced and traced (no increment lost: the lone mode ended before
-# the second thread's first touch), exit 0, valid trace.
+# the second thread's first touch), exit 0, valid trace; and that the lone mode was on at the
+# start (GOTRACE_DEBUG says so), and off under a sanitizer, whose runtime intercepts the lock.
 source "$GT_ROOT/test/integration/lib.sh"
 
 prog=$(build_prog plain_lock)
@@ -30,3 +31,14 @@ for by in "${ways[@]}"; do
         validate "$RUN_TRACE"
     done
 done
+
+trace_run lone-debug GOTRACE_DEBUG=1 -- "$prog" pthread lock "${extra[@]}"
+expect_status "plain_lock (debug)" 0
+validate "$RUN_TRACE"
+if [ -n "$GT_SANITIZER" ]; then
+    assert_eq "$(grep -c 'mutexes: the program.s only thread' "$RUN_ERR" || true)" 0 \
+        "lone mode under $GT_SANITIZER (its runtime's interceptors are the real lock)"
+else
+    assert_contains "$RUN_ERR" "mutexes: the program's only thread takes default mutexes with plain stores" \
+        "the lone mode at the start of a single-threaded program"
+fi
