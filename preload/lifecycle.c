@@ -167,6 +167,7 @@ void tracer_init(void)
     config_defaults(&cfg);
     config_parse(&cfg, env, warn_config);
     gt_log_set_debug(cfg.debug);
+    section_init();
     plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
     char path[GT_PATH_MAX];
@@ -183,7 +184,6 @@ void tracer_init(void)
         goto done;
     }
     tr_reasons_init();
-    section_init();
     if (flusher_start(&cfg, path) != 0) goto done;
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -12,14 +12,13 @@
 
 #include "log.h"
 #include "real.h"
+#include "section.h"
 
 #include <gnu/libc-version.h>
 #include <link.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 __thread int plainlock_tid __attribute__((tls_model("initial-exec")));
@@ -70,21 +69,11 @@ void plainlock_init(void)
     __atomic_store_n(&decided, on ? 1 : -1, __ATOMIC_RELEASE);
 }
 
-static long membarrier(int cmd)
-{
-    return REAL(syscall)(SYS_membarrier, cmd, 0, 0);
-}
-
 void plainlock_lone_begin(int single_threaded)
 {
-    int alone = 0;
-#if defined(__x86_64__)
-    alone = single_threaded && __atomic_load_n(&decided, __ATOMIC_ACQUIRE) > 0 &&
-            !__atomic_load_n(&lone_over, __ATOMIC_ACQUIRE) &&
-            membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
-            membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
-#endif
-    if (!alone) {
+    /* The end needs the asymmetric fence of section.h (x86-64, membarrier). */
+    if (!single_threaded || !gt_sect_asym || __atomic_load_n(&decided, __ATOMIC_ACQUIRE) <= 0 ||
+        __atomic_load_n(&lone_over, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&lone_over, 1, __ATOMIC_RELEASE);
         return;
     }
@@ -102,8 +91,7 @@ static void lone_end(int tid)
     if (__atomic_load_n(&lone_over, __ATOMIC_ACQUIRE)) return;
     __atomic_store_n(&plainlock_lone_tid, 0, __ATOMIC_SEQ_CST);
     if (tid != lone_first) {
-        /* proved to work at the start (plainlock_lone_begin) */
-        (void)membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+        (void)section_sync(); /* proved to work at the start (section_init) */
         while (__atomic_load_n(&plainlock_lone_busy, __ATOMIC_ACQUIRE))
             sched_yield();
     }

@@ -48,8 +48,8 @@ extern unsigned plainlock_lone_busy; /* >0 while the lone thread is in a plain o
 
 /* Checks, once, that the path may be used in this process (called by real_init). */
 void plainlock_init(void);
-/* Starts the lone mode if the process has a single thread, the caller (tracer_init, before it
- * starts the flusher) says: glibc's __libc_single_threaded. */
+/* Starts the lone mode if the process has a single thread, the caller (tracer_init, after
+ * section_init and before it starts the flusher) says: glibc's __libc_single_threaded. */
 void plainlock_lone_begin(int single_threaded);
 /* Sets the calling thread's plainlock_tid once plainlock_init has decided (a syscall, once per
  * thread), ending the lone mode first if this is another thread of the program. */
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void lone_bump(int enter)
     else
         __asm__ volatile("decl %0" : "+m"(plainlock_lone_busy)::"memory");
 #else
-    (void)enter; /* never alone (plainlock_lone_begin) */
+    (void)enter; /* never alone: section.h's fence is x86-64 only */
 #endif
 }
 

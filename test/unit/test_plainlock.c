@@ -4,6 +4,7 @@
  * takes and releases with plain stores until another thread is about to exist. */
 #include "plainlock.h"
 #include "real.h"
+#include "section.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -61,8 +62,15 @@ static void *nothing(void *arg)
     return arg;
 }
 
-/* No plainlock_thread_start first: the lone thread gets its TID from plainlock_lone_begin. */
-Test(plainlock, lone_mode_until_a_second_thread, .init = real_init)
+/* No plainlock_thread_start first: the lone thread gets its TID from plainlock_lone_begin,
+ * which needs section_init's fence. */
+static void start_lone(void)
+{
+    real_init();
+    section_init();
+}
+
+Test(plainlock, lone_mode_until_a_second_thread, .init = start_lone)
 {
     plainlock_lone_begin(1); /* as if alone: only this thread touches m */
     cr_assert_eq(plainlock_lone_tid, gettid());
