@@ -9,7 +9,6 @@
 static gt_spinlock pool_lock;
 static struct gt_buf *free_list;
 static size_t buf_size = 64 * 1024; /* payload bytes per buffer */
-static atomic_size_t in_use;
 
 void spin_lock(gt_spinlock *l)
 {
@@ -53,22 +52,15 @@ struct gt_buf *buf_get(void)
     b->next = NULL;
     b->len = 0;
     b->base_ts = b->last_ts = 0;
-    atomic_fetch_add_explicit(&in_use, b->cap, memory_order_relaxed);
     return b;
 }
 
 void buf_put(struct gt_buf *b)
 {
-    atomic_fetch_sub_explicit(&in_use, b->cap, memory_order_relaxed);
     spin_lock(&pool_lock);
     b->next = free_list;
     free_list = b;
     spin_unlock(&pool_lock);
-}
-
-size_t buf_bytes_in_use(void)
-{
-    return atomic_load_explicit(&in_use, memory_order_relaxed);
 }
 
 void buf_fork_prepare(void)
@@ -82,7 +74,6 @@ void buf_fork_parent(void)
 
 void buf_fork_child(void)
 {
-    atomic_store(&in_use, 0);
     spin_unlock(&pool_lock);
 }
 

@@ -36,8 +36,6 @@ struct gt_stream {
 int buf_pool_init(size_t buf_bytes);
 struct gt_buf *buf_get(void); /* NULL when memory is exhausted */
 void buf_put(struct gt_buf *b);
-/* Bytes in buffers handed out and not yet returned (drives early generation switches). */
-size_t buf_bytes_in_use(void);
 /* Fork: prepare takes the pool lock, parent and child release it; the child forgets the
  * buffers of the parent's threads (they stay allocated, unused). */
 void buf_fork_prepare(void);

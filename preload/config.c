@@ -26,8 +26,9 @@ void config_defaults(struct gt_config *c)
     c->stacks = 1;
     c->stack_depth = 32;
     c->buf_kb = 64;
-    c->flush_mb = 16;
+    c->flush_mb = 2;
     c->cpu_hz = 0;
+    c->tsc = 1;
     c->debug = 0;
     c->disable = 0;
 }
@@ -158,6 +159,7 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     parse_range(getenv_fn, warn, "GOTRACE_BUF_KB", 4, 64, &c->buf_kb);
     parse_range(getenv_fn, warn, "GOTRACE_FLUSH_MB", 1, 4096, &c->flush_mb);
     parse_range(getenv_fn, warn, "GOTRACE_CPU_HZ", 0, 1000, &c->cpu_hz);
+    parse_bool(getenv_fn, warn, "GOTRACE_TSC", &c->tsc);
     parse_bool(getenv_fn, warn, "GOTRACE_DEBUG", &c->debug);
     parse_bool(getenv_fn, warn, "GOTRACE_DISABLE", &c->disable);
 }

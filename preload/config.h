@@ -16,9 +16,11 @@ struct gt_config {
     uint32_t stack_depth;          /* GOTRACE_STACK_DEPTH, default 32, range 1..128 */
     uint32_t buf_kb;               /* GOTRACE_BUF_KB: per-buffer size, default 64, range 4..64 */
     uint32_t flush_mb;             /* GOTRACE_FLUSH_MB: buffered data that forces an early
-                                      generation, default 16, range 1..4096 */
+                                      generation, default 2, range 1..4096 */
     uint32_t cpu_hz;               /* GOTRACE_CPU_HZ: CPU samples per second of each thread's
                                       CPU time, default 0 (off), range 0..1000 */
+    int tsc;                       /* GOTRACE_TSC, default 1: time events with the TSC where the
+                                      kernel's clock does (clock.h); 0 = CLOCK_MONOTONIC */
     int debug;                     /* GOTRACE_DEBUG, default 0 (0 or 1): tracer log on stderr */
     int disable;                   /* GOTRACE_DISABLE, default 0: 1 = load but trace nothing */
 };

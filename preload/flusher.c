@@ -49,6 +49,7 @@ static struct {
     char path[GT_PATH_MAX];
     uint32_t period_ms;
     size_t flush_bytes;
+    _Atomic size_t filled[2]; /* event bytes in full buffers, by generation parity */
     _Atomic uint32_t wake;
     atomic_int stopped;
     atomic_int failed;
@@ -185,10 +186,10 @@ static int wait_section(struct gt_thread *t)
 {
     uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst); /* after section_sync */
     if (!(s & 1)) return 0;
-    uint64_t deadline = gt_now() + 2000000000ull;
+    uint64_t deadline = gt_now_ns() + 2000000000ull;
     for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
         if (i > 100) {
-            if (gt_now() > deadline) return -1;
+            if (gt_now_ns() > deadline) return -1;
             struct timespec ts = {0, 50000};
             nanosleep(&ts, NULL);
         }
@@ -339,6 +340,7 @@ static void advance(void)
     if (atomic_load(&F.stopped)) return;
     uint64_t n = atomic_load(&gt_gen);
     uint64_t ts = gt_now();
+    atomic_store_explicit(&F.filled[(n + 1) & 1], 0, memory_order_relaxed); /* n - 1 is over */
     atomic_store_explicit(&gt_gen, n + 1, memory_order_seq_cst);
     if (section_sync() < 0) { /* cannot tell which threads still write generation n */
         flusher_fail("membarrier failed; cannot end a generation safely");
@@ -436,10 +438,10 @@ static void *flusher_main(void *arg)
     plainlock_tracer_thread();
     atomic_store(&F.started, 1); /* its set-up (allocations) is over: see flusher_fork_prepare */
     REAL(syscall)(SYS_futex, &F.started, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-    uint64_t next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+    uint64_t next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = atomic_load(&gt_live) == 0;
-        uint64_t now = gt_now();
+        uint64_t now = gt_now_ns();
         if (!atomic_load(&F.wake) && now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
             futex_wait_ms(&F.wake, 0, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
@@ -453,12 +455,12 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
-        if (!atomic_exchange(&F.wake, 0) && !serve && gt_now() < next) continue;
+        if (!atomic_exchange(&F.wake, 0) && !serve && gt_now_ns() < next) continue;
         if (last)
             final_here();
         else
             switch_generation();
-        next = gt_now() + (uint64_t)F.period_ms * 1000000ull;
+        next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
         if (serve) {
             atomic_store(&F.served, asked);
             REAL(syscall)(SYS_futex, &F.served, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -554,9 +556,11 @@ int flusher_start(const struct gt_config *cfg, const char *path)
     return start_thread();
 }
 
-void flusher_note_buffer(void)
+void flusher_note_full(uint64_t gen, size_t bytes)
 {
-    if (buf_bytes_in_use() > F.flush_bytes && !atomic_load_explicit(&F.wake, memory_order_relaxed))
+    size_t sum = atomic_fetch_add_explicit(&F.filled[gen & 1], bytes, memory_order_relaxed) + bytes;
+    if (sum > F.flush_bytes && !atomic_load_explicit(&F.wake, memory_order_relaxed) &&
+        gen == atomic_load_explicit(&gt_gen, memory_order_relaxed))
         flusher_kick();
 }
 
@@ -583,12 +587,12 @@ static int flusher_ask(int last)
     if (last) atomic_store(&F.final_asked, 1);
     uint32_t mine = atomic_fetch_add(&F.asked, 1) + 1;
     flusher_kick();
-    uint64_t end = gt_now() + ASK_WAIT_MS * 1000000ull, now;
+    uint64_t end = gt_now_ns() + ASK_WAIT_MS * 1000000ull, now;
     for (;;) {
         uint32_t served = atomic_load(&F.served);
         if ((int32_t)(served - mine) >= 0) return 1;
         if (!atomic_load(&F.running)) return 0; /* it ended (a last write): nothing to do */
-        if ((now = gt_now()) >= end) break;
+        if ((now = gt_now_ns()) >= end) break;
         futex_wait_ms(&F.served, served, (uint32_t)((end - now) / 1000000 + 1));
     }
     gt_log("the flusher did not write within %d s; %s keeps the generations written so far",
@@ -645,6 +649,8 @@ int flusher_fork_child(const char *path)
     atomic_store(&F.asked, 0);
     atomic_store(&F.served, 0);
     atomic_store(&F.final_asked, 0);
+    atomic_store(&F.filled[0], 0);
+    atomic_store(&F.filled[1], 0);
     F.file_gen = 0;
     F.good_size = 0;
     F.nsnap = 0;

@@ -12,6 +12,7 @@
  * the parent's threads, keeps its own in-memory tables, and traces to its own file from file
  * generation 1, while the internal generation number goes on increasing. */
 #include "buf.h"
+#include "clock.h"
 #include "config.h"
 #include "cpuprof.h"
 #include "flusher.h"
@@ -167,6 +168,7 @@ void tracer_init(void)
     config_defaults(&cfg);
     config_parse(&cfg, env, warn_config);
     gt_log_set_debug(cfg.debug);
+    clock_begin(cfg.tsc); /* the TSC's rate is measured over the rest of the start-up */
     section_init();
     plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
@@ -184,11 +186,12 @@ void tracer_init(void)
         goto done;
     }
     tr_reasons_init();
+    const char *clock = clock_end(); /* before the first event */
     if (flusher_start(&cfg, path) != 0) goto done;
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    gt_debug("tracing to %s (period %u ms, stacks %s)", path, cfg.period_ms,
-             cfg.stacks ? "on" : "off");
+    gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
+             cfg.stacks ? "on" : "off", clock);
     atomic_store(&gt_on, 1);
 done:
     gt_internal--;

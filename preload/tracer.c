@@ -76,8 +76,10 @@ static void sect_end(struct sect *s)
     sect_leave(&s->t->seq);
 }
 
-/* A new buffer for st, the full one pushed; 0 when memory is exhausted (tracing stops). */
-__attribute__((cold, noinline)) static int stream_refill(struct gt_stream *st, uint64_t now)
+/* A new buffer for st (of generation gen), the full one pushed; 0 when memory is exhausted
+ * (tracing stops). */
+__attribute__((cold, noinline)) static int stream_refill(struct gt_stream *st, uint64_t gen,
+                                                         uint64_t now)
 {
     struct gt_buf *nb = buf_get();
     if (!nb) {
@@ -87,12 +89,12 @@ __attribute__((cold, noinline)) static int stream_refill(struct gt_stream *st, u
     if (st->cur) {
         st->cur->len = st->len;
         stream_push_full(st, st->cur);
+        flusher_note_full(gen, st->len);
     }
     st->cur = nb;
     st->len = 0;
     st->room = nb->cap - GT_EV_MAX + 1;
     nb->base_ts = st->last_ts = now;
-    flusher_note_buffer();
     return 1;
 }
 
@@ -103,7 +105,7 @@ static inline __attribute__((always_inline)) void emit_inline(struct sect *s, ui
     if (!s->ts) s->ts = gt_now(); /* once per run of events after a move */
     uint64_t now = s->ts;
     struct gt_stream *st = &s->t->stream[s->gen & 1];
-    if (__builtin_expect(st->len >= st->room, 0) && !stream_refill(st, now)) return;
+    if (__builtin_expect(st->len >= st->room, 0) && !stream_refill(st, s->gen, now)) return;
     uint64_t last = st->last_ts;
     uint64_t dt = now > last ? now - last : 0;
     st->last_ts = now > last ? now : last;
@@ -451,7 +453,9 @@ GOTRACE_API_FN static void thread_end(struct gt_thread *t, int wake_joiners)
     EMIT0(&s, GO_EV_PROC_STOP);
     atomic_store_explicit(&t->p, NULL, memory_order_release);
     t->exit_gen = s.gen;
+    size_t held = t->stream[s.gen & 1].len; /* its last buffer is as good as full now */
     sect_end(&s);
+    flusher_note_full(s.gen, ((held + 4095) & ~(size_t)4095) + sizeof *t); /* and its record */
     proc_put(p);
     atomic_store_explicit(&t->exited, 1, memory_order_release);
     if (atomic_fetch_sub(&gt_live, 1) == 1) flusher_kick();

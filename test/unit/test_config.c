@@ -81,8 +81,9 @@ static void expect_defaults(const struct gt_config *c)
     cr_assert_eq(c->stacks, 1);
     cr_assert_eq(c->stack_depth, 32);
     cr_assert_eq(c->buf_kb, 64);
-    cr_assert_eq(c->flush_mb, 16);
+    cr_assert_eq(c->flush_mb, 2);
     cr_assert_eq(c->cpu_hz, 0);
+    cr_assert_eq(c->tsc, 1);
     cr_assert_eq(c->debug, 0);
     cr_assert_eq(c->disable, 0);
 }
@@ -108,7 +109,7 @@ Test(config, empty_means_default_silently)
 {
     const char *vars[] = {"GOTRACE_OUT",         "GOTRACE_PERIOD_MS", "GOTRACE_STACKS",
                           "GOTRACE_STACK_DEPTH", "GOTRACE_BUF_KB",    "GOTRACE_FLUSH_MB",
-                          "GOTRACE_DEBUG",       "GOTRACE_DISABLE"};
+                          "GOTRACE_TSC",         "GOTRACE_DEBUG",     "GOTRACE_DISABLE"};
     struct gt_config c;
     reset();
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -135,6 +136,7 @@ Test(config, all_valid_together)
     setvar("GOTRACE_STACK_DEPTH", "8");
     setvar("GOTRACE_BUF_KB", "16");
     setvar("GOTRACE_FLUSH_MB", "100");
+    setvar("GOTRACE_TSC", "off");
     setvar("GOTRACE_DEBUG", "1");
     setvar("GOTRACE_DISABLE", "yes");
     config_parse(&c, fake_getenv, fake_warn);
@@ -145,6 +147,7 @@ Test(config, all_valid_together)
     cr_assert_eq(c.stack_depth, 8);
     cr_assert_eq(c.buf_kb, 16);
     cr_assert_eq(c.flush_mb, 100);
+    cr_assert_eq(c.tsc, 0);
     cr_assert_eq(c.debug, 1);
     cr_assert_eq(c.disable, 1);
 }
@@ -173,7 +176,7 @@ static const struct int_var int_vars[] = {
     {"GOTRACE_PERIOD_MS", 10, 3600000, 1000, offsetof(struct gt_config, period_ms)},
     {"GOTRACE_STACK_DEPTH", 1, 128, 32, offsetof(struct gt_config, stack_depth)},
     {"GOTRACE_BUF_KB", 4, 64, 64, offsetof(struct gt_config, buf_kb)},
-    {"GOTRACE_FLUSH_MB", 1, 4096, 16, offsetof(struct gt_config, flush_mb)},
+    {"GOTRACE_FLUSH_MB", 1, 4096, 2, offsetof(struct gt_config, flush_mb)},
     {"GOTRACE_CPU_HZ", 0, 1000, 0, offsetof(struct gt_config, cpu_hz)},
 };
 
@@ -260,6 +263,7 @@ struct bool_var {
 
 static const struct bool_var bool_vars[] = {
     {"GOTRACE_STACKS", 1, offsetof(struct gt_config, stacks)},
+    {"GOTRACE_TSC", 1, offsetof(struct gt_config, tsc)},
     {"GOTRACE_DEBUG", 0, offsetof(struct gt_config, debug)},
     {"GOTRACE_DISABLE", 0, offsetof(struct gt_config, disable)},
 };

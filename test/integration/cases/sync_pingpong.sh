@@ -39,3 +39,20 @@ stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "condvar") &&
           $6 !~ /^pthread_cond_wait\|play\|(ping|pong)$/ { n++ } END { print n + 0 }')
 assert_eq "$bad" 0 "condvar blocks whose stack is not pthread_cond_wait|play|ping/pong"
+
+# Both clocks (preload/clock.h): the one chosen here (the TSC where the kernel keeps time with
+# it), then CLOCK_MONOTONIC forced with GOTRACE_TSC=0. 3000 hand-offs each: valid, balanced,
+# and every wake-up followed by its start (what the parser orders by time across threads).
+want=CLOCK_MONOTONIC
+if [ "$(uname -m)" = x86_64 ] && grep -qw rdtscp /proc/cpuinfo &&
+    [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ]; then
+    want=TSC
+fi
+for tsc in 1 0; do
+    trace_run "clock$tsc" GOTRACE_TSC=$tsc GOTRACE_DEBUG=1 -- "$prog" 3000
+    expect_status "sync_pingpong 3000, GOTRACE_TSC=$tsc" 0
+    assert_contains "$RUN_ERR" ", clock $want)" "GOTRACE_TSC=$tsc: the clock in the debug log"
+    validate "$RUN_TRACE"
+    check_balanced "$RUN_TRACE"
+    want=CLOCK_MONOTONIC
+done
