@@ -1,16 +1,15 @@
 /* flusher.h: generations and the output file (Go's trace.go advance + tracebuf flushing).
  * A flusher thread switches the generation every period (sooner when what the generation holds
  * passes the configured size: see flusher_note_full; buffers then come back to the pool while
- * resident), waits until
- * no thread is inside a section of the old generation, claims the new generation's statuses for
- * threads that did not yet write them, and writes the old generation: its batches, stack table,
- * string table and frequency, as one contiguous write. Invariants: only one switch runs at a time
- * (the flush lock); generations are written in order, each complete and self-contained, numbered 1,
- * 2, 3... in the file; after a write error or memory exhaustion nothing more is written, so the
- * file keeps only whole generations; the flusher thread never emits events (gt_internal). Before
- * each write it checks that its descriptor still refers to the file it opened (device and inode):
- * one the program closed or replaced with a system call the hooks do not see ends tracing with one
- * message, and is never written, truncated or closed by the tracer. */
+ * resident), waits until no thread is inside a section of the old generation, claims the new
+ * generation's statuses for threads that did not yet write them, and writes the old generation: its
+ * batches, stack table, string table and frequency, as one contiguous write. Invariants: only one
+ * switch runs at a time (the flush lock); generations are written in order, each complete and
+ * self-contained, numbered 1, 2, 3... in the file; after a write error or memory exhaustion nothing
+ * more is written, so the file keeps only whole generations; the flusher thread never emits events
+ * (gt_internal). Before each write it checks that its descriptor still refers to the file it opened
+ * (device and inode): one the program closed or replaced with a system call the hooks do not see
+ * ends tracing with one message, and is never written, truncated or closed by the tracer. */
 #ifndef GOTRACE_FLUSHER_H
 #define GOTRACE_FLUSHER_H
 #include "config.h"
