@@ -1,14 +1,17 @@
 /* test_thread.c: the thread registry: a created thread's record is not reaped (so not reused
  * by another thread) while its creator may still write it, whatever the generations; requeue
- * moves a record to the end of the write order; the creator's tr_create_done publishes the
+ * moves a record to the end of the write order; a reused record reads as a new one (every field
+ * zero but the arrays read only below a zeroed count); the creator's tr_create_done publishes the
  * handle and releases the record. Each Test runs in its own process (Criterion), so each
  * starts with an empty registry. */
 #include "tracer.h"
 #include "tracing.h"
 
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct order {
@@ -65,6 +68,54 @@ Test(thread, reaped_record_reused_only_after_two_reaps)
     thread_reap(3);
     struct gt_thread *b = thread_alloc();
     cr_assert_eq(b, t, "reusable after two more reaps");
+}
+
+/* Whether byte off of a record lies in an array read only below a count (thread.c). */
+static int skipped(size_t off)
+{
+    size_t memo_walks = offsetof(struct gt_thread, memo.chain);
+    size_t memo_end = offsetof(struct gt_thread, memo) + sizeof(struct stack_memo);
+    if (off >= memo_walks && off < memo_end) return 1;
+    for (int i = 0; i < 2; i++) {
+        size_t b = offsetof(struct gt_thread, prefix) +
+                   (size_t)i * sizeof((struct gt_thread){0}.prefix[0]);
+        if (off >= b && off < b + GT_PREFIX_MAX) return 1;
+    }
+    size_t open = offsetof(struct gt_thread, regions.open);
+    return off >= open && off < open + sizeof((struct gt_thread){0}.regions.open);
+}
+
+Test(thread, reused_record_reads_as_new)
+{
+    struct gt_thread *t = exited_in(1);
+    uint64_t g = t->g;
+    struct gt_thread *next = t->next;
+    memset((char *)t, 0xa5, sizeof *t); /* every field dirty, as a long-lived thread leaves it */
+    t->next = next;                     /* but the registry's link, */
+    t->exit_gen = 1;                    /* and what makes it reapable */
+    atomic_store(&t->exited, 1);
+    atomic_store(&t->creating, 0);
+    thread_reap(1);
+    thread_reap(2);
+    thread_reap(3);
+    struct gt_thread *b = thread_alloc();
+    cr_assert_eq(b, t, "the dirty record is the one reused");
+    cr_assert_gt(b->g, g, "a new goroutine id");
+    const unsigned char *p = (const unsigned char *)b;
+    size_t dirty = 0, kept = 0;
+    for (size_t off = 0; off < sizeof *b; off++) {
+        if (off >= offsetof(struct gt_thread, g) && off < offsetof(struct gt_thread, g) + 8)
+            continue;
+        if (skipped(off))
+            kept += p[off] == 0xa5;
+        else if (p[off] != 0)
+            dirty++;
+    }
+    cr_assert_eq(dirty, 0, "%zu bytes outside the counted arrays not zeroed", dirty);
+    cr_assert_gt(kept, 7000, "the counted arrays (memo walks, prefix bytes, regions) not written");
+    cr_assert(b->memo.used == 0 && b->prefix[0].len == 0 && b->prefix[1].len == 0 &&
+                  b->regions.depth == 0,
+              "their counts are zero");
 }
 
 Test(thread, requeue_moves_to_the_end)
