@@ -49,8 +49,10 @@ static struct {
     char path[GT_PATH_MAX];
     uint32_t period_ms;
     size_t flush_bytes;
-    _Atomic size_t filled[2]; /* event bytes in full buffers, by generation parity */
-    _Atomic uint32_t wake;
+    _Atomic size_t filled[2];  /* event bytes in full buffers, by generation parity */
+    _Atomic uint64_t full_gen; /* the last generation whose full buffers passed flush_bytes */
+    _Atomic uint32_t wake;     /* futex word: something for the flusher thread to look at */
+    atomic_int kicked;         /* flusher_kick: switch now, whatever the generation */
     atomic_int stopped;
     atomic_int failed;
     atomic_int code_unloaded;       /* a library was unloaded: the symbol cache is stale */
@@ -446,6 +448,7 @@ static void *flusher_main(void *arg)
             uint64_t left_ms = (next - now + 999999) / 1000000;
             futex_wait_ms(&F.wake, 0, idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
         }
+        atomic_store(&F.wake, 0); /* what sets it from now on is seen in the next round */
         uint32_t asked = atomic_load(&F.asked);
         int serve = asked != atomic_load(&F.served); /* threads wait for it (flusher_ask) */
         int last = serve && atomic_load(&F.final_asked);
@@ -455,7 +458,10 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
-        if (!atomic_exchange(&F.wake, 0) && !serve && gt_now_ns() < next) continue;
+        /* A size request counts only for the generation it was made in: threads that found
+         * the old one full between its switch's start and its end ask nothing more. */
+        int full = atomic_load(&F.full_gen) == atomic_load(&gt_gen);
+        if (!atomic_exchange(&F.kicked, 0) && !full && !serve && gt_now_ns() < next) continue;
         if (last)
             final_here();
         else
@@ -556,18 +562,25 @@ int flusher_start(const struct gt_config *cfg, const char *path)
     return start_thread();
 }
 
+static void flusher_wake(void)
+{
+    atomic_store(&F.wake, 1);
+    REAL(syscall)(SYS_futex, &F.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 void flusher_note_full(uint64_t gen, size_t bytes)
 {
     size_t sum = atomic_fetch_add_explicit(&F.filled[gen & 1], bytes, memory_order_relaxed) + bytes;
-    if (sum > F.flush_bytes && !atomic_load_explicit(&F.wake, memory_order_relaxed) &&
-        gen == atomic_load_explicit(&gt_gen, memory_order_relaxed))
-        flusher_kick();
+    if (sum <= F.flush_bytes || gen != atomic_load_explicit(&gt_gen, memory_order_relaxed)) return;
+    uint64_t asked = atomic_load_explicit(&F.full_gen, memory_order_relaxed);
+    if (asked < gen && atomic_compare_exchange_strong(&F.full_gen, &asked, gen))
+        flusher_wake(); /* once per generation */
 }
 
 void flusher_kick(void)
 {
-    atomic_store(&F.wake, 1);
-    REAL(syscall)(SYS_futex, &F.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    atomic_store(&F.kicked, 1);
+    flusher_wake();
 }
 
 void flusher_fail(const char *why)
@@ -645,6 +658,8 @@ int flusher_fork_child(const char *path)
     atomic_store(&F.stopped, 0);
     atomic_store(&F.failed, 0);
     atomic_store(&F.wake, 0);
+    atomic_store(&F.kicked, 0);
+    atomic_store(&F.full_gen, 0);
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
     atomic_store(&F.asked, 0);
     atomic_store(&F.served, 0);

@@ -16,8 +16,9 @@
 
 int flusher_start(const struct gt_config *cfg, const char *path);
 /* Bytes of generation gen that no thread adds to any more (a full buffer; the pages an exited
- * thread's last buffer touched, and its record, reused only after generations end): kicks the
- * flusher thread when they pass the configured size.
+ * thread's last buffer touched, and its record, reused only after generations end): when they
+ * pass the configured size, asks the flusher thread to end gen, once (a request for a
+ * generation that has ended since is dropped: one switch per size passed, not two).
  * A live thread's partly filled buffer does not count, so many threads with little to say do
  * not force switch after switch, and buffers come back to the pool (resident) early. */
 void flusher_note_full(uint64_t gen, size_t bytes);

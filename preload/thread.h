@@ -113,7 +113,9 @@ struct gt_thread {
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
 } __attribute__((aligned(64)));
 
-/* Allocates a zeroed thread with a new goroutine id; NULL on memory exhaustion. */
+/* Allocates a thread with a new goroutine id, every field zero but the arrays read only below a
+ * count that is (the memo's walks, the prefixes' bytes, the open regions: thread.c); NULL on
+ * memory exhaustion. */
 struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
 /* Moves registered thread t to the end of the registry: its batches are then written after
