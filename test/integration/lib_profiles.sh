@@ -56,10 +56,12 @@ pprof_top() {
     cat "$f.$kind.top"
 }
 
-# "Showing nodes accounting for A, P% of T total" (T in ms; absent for an empty profile).
+# "Showing nodes accounting for A, P% of T total" (T in us, ms or s; absent for an empty profile).
 pprof_total_ms() {
     pprof_top "$1" "$2" >/dev/null
-    awk 'match($0, / of [0-9.]+ms total/) { t = substr($0, RSTART + 4, RLENGTH - 15) }
+    awk 'match($0, / of [0-9.]+(us|ms|s) total/) {
+             v = substr($0, RSTART + 4, RLENGTH - 10); u = v; sub(/^[0-9.]+/, "", u)
+             t = (v + 0) * (u == "s" ? 1000 : u == "us" ? 0.001 : 1) }
          END { printf "%d\n", t + 0.5 }' "$1.$2.top"
 }
 
