@@ -10,7 +10,7 @@
 # table says why.
 # Invariants: builds nothing (bench.mk does); writes only under build/bench/ and the results
 # section of bench/RESULTS.md; a daemon it starts (lttng-sessiond) it stops, by pid.
-# Knobs: BENCH_RUNS (default 5), BENCH_SLOW_RUNS (default 3), BENCH_ONLY (space-separated
+# Knobs: BENCH_RUNS (default 5), BENCH_SLOW_RUNS (default 5), BENCH_ONLY (space-separated
 # workload names), BENCH_TOOLS (default "strace lttng ltrace"; empty: none), BENCH_NO_INSTALL=1
 # (do not apt-get), BENCH_SCALE (divides every N, for a quick try), BENCH_LIB (another build
 # of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes).
@@ -82,7 +82,7 @@ WORKLOADS=(
 )
 CONFIGS=(untraced noop gotrace nostacks)
 read -r -a TOOLS <<<"${BENCH_TOOLS-strace lttng ltrace}"
-SLOW_RUNS=${BENCH_SLOW_RUNS:-3}
+SLOW_RUNS=${BENCH_SLOW_RUNS:-5}
 declare -A cfg_title=(
   [untraced]="untraced" [noop]="do-nothing interposer" [gotrace]="gotrace, stacks"
   [nostacks]="gotrace, no stacks" [strace]="strace -f" [lttng]="LTTng-UST pthread wrapper"
