@@ -134,7 +134,8 @@ run_one() {
   awk -v a="$t0" -v b="$t1" '{ printf "%.6f %d %.2f\n", b - a, $1, $2 + $3 }' <(tail -1 "$tm")
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "fail"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# median V...: the median of the values given ("fail" for none).
+median() { printf '%s\n' "$@" | sort -g | awk 'NF { v[++n] = $1 } END { if (!n) print "fail"; else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 
 # ---- runs ----
 declare -A T=() RSS=() CPU=() EV=() BYTES=()
@@ -156,9 +157,9 @@ for w in "${WORKLOADS[@]}"; do
   done
   for cfg in "${CONFIGS[@]}"; do
     [ -n "${times[$cfg]:-}" ] || continue
-    T[$name,$cfg]=$(tr ' ' '\n' <<<"${times[$cfg]}" | grep . | median)
-    RSS[$name,$cfg]=$(tr ' ' '\n' <<<"${rsss[$cfg]}" | grep . | median)
-    CPU[$name,$cfg]=$(tr ' ' '\n' <<<"${cpus[$cfg]}" | grep . | median)
+    T[$name,$cfg]=$(median ${times[$cfg]})
+    RSS[$name,$cfg]=$(median ${rsss[$cfg]})
+    CPU[$name,$cfg]=$(median ${cpus[$cfg]})
   done
   for cfg in gotrace nostacks; do
     tr="$B/out/$name-$cfg.trace"
@@ -182,12 +183,12 @@ for w in "${WORKLOADS[@]}"; do
       tt+=("$s") ct+=("$c")
     done
     if [ ${#tt[@]} -eq "$SLOW_RUNS" ]; then
-      T[$name,$cfg]=$(printf '%s\n' "${tt[@]}" | median)
-      T[$name,${cfg}_base]=$(printf '%s\n' "${tu[@]}" | median)
-      T[$name,${cfg}_gt]=$(printf '%s\n' "${tg[@]}" | median)
-      CPU[$name,$cfg]=$(printf '%s\n' "${ct[@]}" | median)
-      CPU[$name,${cfg}_base]=$(printf '%s\n' "${cu[@]}" | median)
-      CPU[$name,${cfg}_gt]=$(printf '%s\n' "${cg[@]}" | median)
+      T[$name,$cfg]=$(median "${tt[@]}")
+      T[$name,${cfg}_base]=$(median "${tu[@]}")
+      T[$name,${cfg}_gt]=$(median "${tg[@]}")
+      CPU[$name,$cfg]=$(median "${ct[@]}")
+      CPU[$name,${cfg}_base]=$(median "${cu[@]}")
+      CPU[$name,${cfg}_gt]=$(median "${cg[@]}")
       T[$name,${cfg}_n]=$m
     else
       T[$name,${cfg}_fail]=1

@@ -35,6 +35,7 @@ static void *slab(size_t bytes)
 #define T_END(f) (T_OFF(f) + sizeof(((struct gt_thread *)0)->f))
 _Static_assert(T_END(memo) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
                "the skipped memo walks and prefix bytes are followed by zeroed fields");
+_Static_assert(T_OFF(prefix[0].bytes) == T_OFF(prefix[0]), "a prefix's bytes start it");
 _Static_assert(offsetof(struct stack_memo, scratch) + sizeof(struct unwind_chain) ==
                    sizeof(struct stack_memo),
                "the memo's recorded walks end it");
