@@ -1,6 +1,5 @@
 /* analysis.c: per-goroutine accounting (see analysis.h for the invariants). */
 #include "analysis.h"
-#include "cli.h"
 
 #include "err.h"
 #include "evspec.h"
@@ -356,6 +355,27 @@ static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd
     }
 }
 
+/* g enters Waiting at ev: the wait's reason and site. Every wait counts once in nblock, so a
+ * goroutine's waits by reason add up to it: a GoBlock's reason, "created blocked" for a
+ * goroutine created waiting (GoCreateBlocked: Go's coroutines), else a wait already under way
+ * when the goroutine first appears. */
+static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_tev *ev,
+                        const struct gd_gen *gen, const struct gd_trans *t)
+{
+    static const char before[] = "waiting (since before this generation)";
+    static const char created[] = "created blocked";
+    g->nblock++;
+    if (ev->type == GO_EV_GO_BLOCK) {
+        g->reason = gen_str(a, gen, t->reason);
+        g->site = gen_site(a, gen, g->reason, t->reason, t->stack);
+        return;
+    }
+    const char *r = ev->type == GO_EV_GO_CREATE_BLOCKED ? created : before;
+    g->reason = gd_intern(&a->str, r, (uint32_t)strlen(r));
+    uint64_t stk = ev->type == GO_EV_GO_STATUS_STACK ? ev->args[3] : t->stack;
+    g->site = site_of(a, gen, g->reason, stk);
+}
+
 int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     if (gen->num != a->cache_gen) {
@@ -406,18 +426,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
     if (t.new == GS_NOTEXIST)
         while (g->nregs)
             close_region(a, g, now);
-    if (t.new == GS_WAITING) {
-        static const char before[] = "waiting (since before this generation)";
-        if (ev->type == GO_EV_GO_BLOCK) {
-            g->reason = gen_str(a, gen, t.reason);
-            g->nblock++;
-            g->site = gen_site(a, gen, g->reason, t.reason, t.stack);
-        } else {
-            g->reason = gd_intern(&a->str, before, sizeof(before) - 1);
-            uint64_t stk = ev->type == GO_EV_GO_STATUS_STACK ? ev->args[3] : t.stack;
-            g->site = site_of(a, gen, g->reason, stk);
-        }
-    }
+    if (t.new == GS_WAITING) wait_begins(a, g, ev, gen, &t);
     if (t.new == GS_SYSCALL && t.old == GS_RUNNING) g->nsys++;
     if (t.new == GS_RUNNING || t.new == GS_SYSCALL) g->m = ev->m;
     if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&waker != GD_WAKER_NONE && a->cb &&
@@ -495,26 +504,4 @@ const char *gd_fmt_dur(int64_t ns, char *buf, size_t n)
     else
         snprintf(buf, n, "%.3fs", v / 1e9);
     return buf;
-}
-
-int gd_ana_command(int argc, char **argv, const char *allowed, const char *usage,
-                   struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status)
-{
-    int rc = gd_cmd_parse(argc, argv, allowed, usage, o);
-    if (rc) {
-        *status = rc < 0 ? GD_EXIT_OK : rc;
-        return 0;
-    }
-    if ((rc = gd_cmd_open(d, o))) {
-        *status = rc;
-        return 0;
-    }
-    gd_ana_init(a, NULL, NULL);
-    if (gd_ana_run(a, d, o->file) < 0) {
-        gd_ana_free(a);
-        gd_dec_close(d);
-        *status = GD_EXIT_BAD_TRACE;
-        return 0;
-    }
-    return 1;
 }

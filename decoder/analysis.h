@@ -140,12 +140,6 @@ void gd_ana_finish(struct gd_ana *a);
 /* Feeds every event of d, then gd_ana_finish. 0 at the end of the trace; -1 bad trace, -2 out
  * of memory, both already reported on stderr for file. */
 int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file);
-/* The start of the analysing commands (summary, contention): parses the options, opens the
- * trace and analyses all of it. Returns 1 with *a and *d ready (the caller frees both), or 0
- * with *status the command's exit status (--help, bad usage, bad trace). */
-struct gd_cmd_opts;
-int gd_ana_command(int argc, char **argv, const char *allowed, const char *usage,
-                   struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status);
 
 #define GD_NAME_MAX 160 /* buffer size for gd_ana_name (longer names are cut) */
 /* A goroutine's display name into buf (GD_NAME_MAX bytes), the one every command uses:

@@ -1,23 +1,39 @@
 /* cli.c: shared command plumbing (see cli.h). */
 #include "cli.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A size of at least one byte, with an optional K/M/G suffix; -1 when bad or too large. */
 static int parse_size(const char *s, size_t *v)
 {
     char *end;
+    errno = 0;
     unsigned long long n = strtoull(s, &end, 10);
-    if (end == s) return -1;
+    if (end == s || *s == '-' || errno) return -1;
+    unsigned shift = 0;
     if (*end == 'K' || *end == 'k')
-        n <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'M' || *end == 'm')
-        n <<= 20, end++;
+        shift = 20, end++;
     else if (*end == 'G' || *end == 'g')
-        n <<= 30, end++;
-    if (*end) return -1;
-    *v = (size_t)n;
+        shift = 30, end++;
+    if (*end || n == 0 || n > (SIZE_MAX >> shift)) return -1;
+    *v = (size_t)(n << shift);
+    return 0;
+}
+
+/* A count from 1 to LONG_MAX; -1 when bad. */
+static int parse_count(const char *s, long *v)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end || errno || n <= 0) return -1;
+    *v = n;
     return 0;
 }
 
@@ -37,9 +53,19 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
     o->top = 20;
     const char *env = getenv("GOTRACE_MAX_GEN_MEM");
     if (env && parse_size(env, &o->max_gen_mem)) goto bad;
+    int opts = 1; /* options end at "--" */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
+        if (!opts || !strcmp(a, "-") || a[0] != '-') {
+            if (o->file) goto bad;
+            o->file = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            opts = 0;
+            continue;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return -1;
@@ -51,18 +77,13 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
             o->stacks = 1;
         } else if (!strncmp(a, "--top", 5) && allowed_has(allowed, "top")) {
             val = a[5] == '=' ? a + 6 : (a[5] == 0 && i + 1 < argc) ? argv[++i] : NULL;
-            char *end;
-            if (!val || (o->top = strtol(val, &end, 10)) <= 0 || *end) goto bad;
+            if (!val || parse_count(val, &o->top)) goto bad;
         } else if (!strcmp(a, "-o") && allowed_has(allowed, "o") && i + 1 < argc) {
             o->out = argv[++i];
         } else if (!strncmp(a, "--format", 8) && allowed_has(allowed, "format")) {
             val = a[8] == '=' ? a + 9 : (a[8] == 0 && i + 1 < argc) ? argv[++i] : NULL;
             if (!val) goto bad;
             o->format = val;
-        } else if (a[0] == '-' && a[1]) {
-            goto bad;
-        } else if (!o->file) {
-            o->file = a;
         } else {
             goto bad;
         }
@@ -77,15 +98,42 @@ bad:
 int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o)
 {
     if (gd_dec_open(d, o->file, o->max_gen_mem) == 0) return 0;
-    gd_err_print(&d->err, o->file, stderr);
+    int rc = gd_cmd_fail(d, o);
     gd_dec_close(d);
-    return GD_EXIT_BAD_TRACE;
+    return rc;
+}
+
+int gd_cmd_status(const struct gd_dec *d)
+{
+    return d->err.io ? GD_EXIT_IO : GD_EXIT_BAD_TRACE;
 }
 
 int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o)
 {
     gd_err_print(&d->err, o->file, stderr);
-    return GD_EXIT_BAD_TRACE;
+    return gd_cmd_status(d);
+}
+
+int gd_cmd_analyse(int argc, char **argv, const char *allowed, const char *usage,
+                   struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status)
+{
+    int rc = gd_cmd_parse(argc, argv, allowed, usage, o);
+    if (rc) {
+        *status = rc < 0 ? GD_EXIT_OK : rc;
+        return 0;
+    }
+    if ((rc = gd_cmd_open(d, o))) {
+        *status = rc;
+        return 0;
+    }
+    gd_ana_init(a, NULL, NULL);
+    if (gd_ana_run(a, d, o->file) < 0) {
+        *status = gd_cmd_status(d);
+        gd_ana_free(a);
+        gd_dec_close(d);
+        return 0;
+    }
+    return 1;
 }
 
 const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len)

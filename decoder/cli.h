@@ -1,13 +1,16 @@
 /* cli.h: what every command shares: option helpers, opening a trace, reporting a bad trace,
  * and resolving strings and stack frames of the current generation.
- * Invariants: exit status 0 ok, 1 bad trace (or unreadable file), 2 bad usage. */
+ * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 input or output error. */
 #ifndef GOTRACE_DECODER_CLI_H
 #define GOTRACE_DECODER_CLI_H
 
+#include "analysis.h"
 #include "decode.h"
 #include "out.h"
 
-enum { GD_EXIT_OK = 0, GD_EXIT_BAD_TRACE = 1, GD_EXIT_USAGE = 2 };
+/* GD_EXIT_IO: the trace could not be read (missing, a directory, a read error) or the output
+ * could not be written (full disk, closed pipe, ...): nothing is wrong with the trace. */
+enum { GD_EXIT_OK = 0, GD_EXIT_BAD_TRACE = 1, GD_EXIT_USAGE = 2, GD_EXIT_IO = 3 };
 
 struct gd_cmd_opts {
     const char *file;
@@ -23,10 +26,17 @@ struct gd_cmd_opts {
  * or -1 after printing help. */
 int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
                  struct gd_cmd_opts *o);
-/* Opens the trace or reports why not (returns GD_EXIT_BAD_TRACE). */
+/* Opens the trace or reports why not (returns gd_cmd_status). */
 int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o);
-/* Reports d->err for o->file; returns GD_EXIT_BAD_TRACE. */
+/* Reports d->err for o->file; returns GD_EXIT_IO for a failed read, else GD_EXIT_BAD_TRACE. */
 int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o);
+/* The exit status of the failure in d->err (GD_EXIT_IO or GD_EXIT_BAD_TRACE). */
+int gd_cmd_status(const struct gd_dec *d);
+/* The start of the analysing commands (summary, contention): gd_cmd_parse, gd_cmd_open, then
+ * the whole trace analysed into *a (no callbacks). Returns 1 with *a and *d ready (the caller
+ * frees both), or 0 with *status the command's exit status (--help, bad usage, bad trace). */
+int gd_cmd_analyse(int argc, char **argv, const char *allowed, const char *usage,
+                   struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status);
 
 /* A string of the current generation ("" when undefined). */
 const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len);

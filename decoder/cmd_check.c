@@ -3,6 +3,7 @@
  * orders and validates. */
 #include "cli.h"
 #include "cmds.h"
+#include "sink.h"
 
 #include <stdio.h>
 
@@ -12,7 +13,19 @@ static const char usage[] =
     "Validates FILE with the rules of Go's trace parser and validator: batch and generation\n"
     "structure, string and stack tables, per-thread streams merged by time and sequence\n"
     "numbers, and every goroutine/proc state transition. Prints a one-line verdict.\n"
-    "Exit status: 0 valid, 1 invalid (the error names generation, thread, event, offset).\n";
+    "Exit status: 0 valid, 1 invalid (the error names generation, thread, event, offset),\n"
+    "3 FILE cannot be read or the verdict cannot be written.\n";
+
+/* Writes the verdict line; the exit status. */
+static int verdict(const struct gd_cmd_opts *o, const struct gd_dec *d)
+{
+    struct gd_sink sink;
+    int rc = gd_sink_open(&sink, NULL, o->file);
+    if (rc) return rc;
+    gd_out_f(&sink.out, "%s: valid: %llu generations, %llu events\n", o->file,
+             (unsigned long long)d->ngens, (unsigned long long)d->nevents);
+    return gd_sink_close(&sink, 1);
+}
 
 int gd_cmd_check(int argc, char **argv)
 {
@@ -31,9 +44,7 @@ int gd_cmd_check(int argc, char **argv)
             fputs("gotrace: warning: the trace ends early; Go's reader also stops here:\n", stderr);
             gd_err_print(&d.rd.go_eof, o.file, stderr);
         }
-        printf("%s: valid: %llu generations, %llu events\n", o.file, (unsigned long long)d.ngens,
-               (unsigned long long)d.nevents);
-        rc = GD_EXIT_OK;
+        rc = verdict(&o, &d);
     }
     gd_dec_close(&d);
     return rc;

@@ -7,12 +7,12 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
+#include "sink.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: gotrace contention [--top N] [--max-gen-mem BYTES] FILE\n"
@@ -56,6 +56,28 @@ static int by_count(const void *x, const void *y)
     return strcmp(sort_ana->str.s[a->name], sort_ana->str.s[b->name]);
 }
 
+/* Prints the k-th site (0-based): its reason, numbers and stack. */
+static void site(struct gd_out *out, const struct gd_ana *a, size_t k, const struct gd_site *s)
+{
+    char t1[32], t2[32], t3[32];
+    const char *reason = s->reason ? a->str.s[s->reason] : "";
+    gd_out_f(out, "\n#%zu  %s  waits=%" PRIu64 "  total=%s  max=%s  avg=%s\n", k + 1,
+             *reason ? reason : "(no reason)", s->count, gd_fmt_dur(s->total, t1, sizeof(t1)),
+             gd_fmt_dur(s->max, t2, sizeof(t2)),
+             gd_fmt_dur(s->count ? s->total / (int64_t)s->count : 0, t3, sizeof(t3)));
+    const char *stk = s->stack ? a->str.s[s->stack] : "";
+    if (!*stk) gd_out_s(out, "    (no stack)\n");
+    for (const char *p = stk; *p;) {
+        const char *e = p;
+        while (*e && *e != '\n')
+            e++;
+        gd_out_s(out, "    ");
+        gd_out_n(out, p, (size_t)(e - p));
+        gd_out_c(out, '\n');
+        p = *e ? e + 1 : e;
+    }
+}
+
 /* Prints who ended the n waits of wakes[0..n) (one site's), most frequent first. */
 static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *wakes, size_t n)
 {
@@ -91,72 +113,58 @@ static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *w
     free(w);
 }
 
+/* Writes the sites by total wait; -1 when out of memory. */
+static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd_opts *o)
+{
+    uint32_t *idx = malloc((a->nsites + 1) * sizeof(*idx));
+    size_t *first = malloc((a->nsites + 1) * sizeof(*first)); /* a site's range in a->wakes */
+    if (!idx || !first) {
+        free(idx);
+        free(first);
+        return -1;
+    }
+    qsort(a->wakes, a->nwakes, sizeof(*a->wakes), by_site);
+    for (size_t i = 0, k = 0; i <= a->nsites; i++) {
+        while (k < a->nwakes && a->wakes[k].site < i)
+            k++;
+        first[i] = k;
+    }
+    sort_ana = a;
+    size_t n = 0;
+    int64_t all = 0;
+    for (size_t i = 0; i < a->nsites; i++) {
+        if (a->sites[i].count) idx[n++] = (uint32_t)i;
+        all += a->sites[i].total;
+    }
+    sort_sites = a->sites;
+    qsort(idx, n, sizeof(*idx), by_total);
+    char t1[32];
+    gd_out_f(out, "trace: %s: %zu wait sites, total wait %s%s\n", o->file, n,
+             gd_fmt_dur(all, t1, sizeof(t1)), n > (size_t)o->top ? " (showing the top ones)" : "");
+    for (size_t k = 0; k < n && k < (size_t)o->top; k++) {
+        site(out, a, k, &a->sites[idx[k]]);
+        wakers(out, a, a->wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
+    }
+    free(idx);
+    free(first);
+    return 0;
+}
+
 int gd_cmd_contention(int argc, char **argv)
 {
     struct gd_cmd_opts o;
     struct gd_dec d;
     struct gd_ana a;
     int rc;
-    if (!gd_ana_command(argc, argv, "top", usage, &o, &d, &a, &rc)) return rc;
-    struct gd_out out;
-    gd_out_init(&out, STDOUT_FILENO);
-    uint32_t *idx = malloc((a.nsites + 1) * sizeof(*idx));
-    size_t *first = malloc((a.nsites + 1) * sizeof(*first)); /* a site's range in a.wakes */
-    if (!idx || !first) {
-        fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
-        free(idx);
-        free(first);
-        gd_out_free(&out);
-        gd_ana_free(&a);
-        gd_dec_close(&d);
-        return GD_EXIT_BAD_TRACE;
+    if (!gd_cmd_analyse(argc, argv, "top", usage, &o, &d, &a, &rc)) return rc;
+    struct gd_sink sink;
+    if (!(rc = gd_sink_open(&sink, NULL, o.file))) {
+        int oom = write_sites(&sink.out, &a, &o);
+        if (oom) fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
+        rc = gd_sink_close(&sink, !oom);
+        if (oom) rc = GD_EXIT_BAD_TRACE;
     }
-    qsort(a.wakes, a.nwakes, sizeof(*a.wakes), by_site);
-    for (size_t i = 0, k = 0; i <= a.nsites; i++) {
-        while (k < a.nwakes && a.wakes[k].site < i)
-            k++;
-        first[i] = k;
-    }
-    sort_ana = &a;
-    size_t n = 0;
-    int64_t all = 0;
-    for (size_t i = 0; i < a.nsites; i++) {
-        if (a.sites[i].count) idx[n++] = (uint32_t)i;
-        all += a.sites[i].total;
-    }
-    sort_sites = a.sites;
-    qsort(idx, n, sizeof(*idx), by_total);
-    char t1[32], t2[32], t3[32];
-    gd_out_f(&out, "trace: %s: %zu wait sites, total wait %s%s\n", o.file, n,
-             gd_fmt_dur(all, t1, sizeof(t1)), n > (size_t)o.top ? " (showing the top ones)" : "");
-    for (size_t k = 0; k < n && k < (size_t)o.top; k++) {
-        const struct gd_site *s = &a.sites[idx[k]];
-        const char *reason = s->reason ? a.str.s[s->reason] : "";
-        gd_out_f(&out, "\n#%zu  %s  waits=%" PRIu64 "  total=%s  max=%s  avg=%s\n", k + 1,
-                 *reason ? reason : "(no reason)", s->count, gd_fmt_dur(s->total, t1, sizeof(t1)),
-                 gd_fmt_dur(s->max, t2, sizeof(t2)),
-                 gd_fmt_dur(s->count ? s->total / (int64_t)s->count : 0, t3, sizeof(t3)));
-        const char *stk = s->stack ? a.str.s[s->stack] : "";
-        if (!*stk) {
-            gd_out_s(&out, "    (no stack)\n");
-        } else {
-            for (const char *p = stk; *p;) {
-                const char *e = p;
-                while (*e && *e != '\n')
-                    e++;
-                gd_out_s(&out, "    ");
-                gd_out_n(&out, p, (size_t)(e - p));
-                gd_out_c(&out, '\n');
-                p = *e ? e + 1 : e;
-            }
-        }
-        wakers(&out, &a, a.wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
-    }
-    free(idx);
-    free(first);
-    int werr = gd_out_flush(&out);
-    gd_out_free(&out);
     gd_ana_free(&a);
     gd_dec_close(&d);
-    return werr ? GD_EXIT_BAD_TRACE : GD_EXIT_OK;
+    return rc;
 }

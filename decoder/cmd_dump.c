@@ -4,11 +4,11 @@
  * after a decoding error except the error itself (on stderr). */
 #include "cli.h"
 #include "cmds.h"
+#include "sink.h"
 #include "evspec.h"
 #include "go_wire.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: gotrace dump [--stacks] [--max-gen-mem BYTES] FILE\n"
@@ -118,21 +118,17 @@ int gd_cmd_dump(int argc, char **argv)
     if (rc) return rc < 0 ? GD_EXIT_OK : rc;
     struct gd_dec d;
     if ((rc = gd_cmd_open(&d, &o))) return rc;
-    struct gd_out out;
-    if (gd_out_init(&out, STDOUT_FILENO)) {
+    struct gd_sink sink;
+    if ((rc = gd_sink_open(&sink, NULL, o.file))) {
         gd_dec_close(&d);
-        return GD_EXIT_BAD_TRACE;
+        return rc;
     }
     struct gd_tev ev;
-    while ((rc = gd_dec_next(&d, &ev)) > 0)
-        event(&out, &d.gen, &ev, o.stacks);
-    int werr = gd_out_flush(&out);
-    gd_out_free(&out);
+    while (!sink.out.err && (rc = gd_dec_next(&d, &ev)) > 0)
+        event(&sink.out, &d.gen, &ev, o.stacks);
+    /* The events before the damage are written, then the error (a write error wins). */
+    int wrc = gd_sink_close(&sink, 1);
     rc = rc < 0 ? gd_cmd_fail(&d, &o) : GD_EXIT_OK;
-    if (werr && rc == GD_EXIT_OK) {
-        perror("gotrace: dump: write");
-        rc = GD_EXIT_BAD_TRACE;
-    }
     gd_dec_close(&d);
-    return rc;
+    return wrc ? wrc : rc;
 }

@@ -11,20 +11,19 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
+#include "sink.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: gotrace export --format chrome [--max-gen-mem BYTES] FILE -o OUT.json\n"
     "\n"
     "Writes Chrome Trace Event JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing\n"
     "open: one track per thread, slices for running / blocked (named by reason) / syscall, and\n"
-    "flow arrows from waker to wakee. -o - writes to stdout.\n";
+    "flow arrows from waker to wakee. -o - writes to stdout. OUT.json is replaced only when\n"
+    "the whole trace was exported; with -o -, a bad trace leaves the JSON document unclosed.\n";
 
 #define REGION_TID(id) ((id) + ((uint64_t)1 << 40))
 
@@ -155,6 +154,30 @@ static void track(struct gd_out *o, uint64_t tid, const char *name, const char *
     gd_out_s(o, "}}");
 }
 
+/* Writes the JSON of the whole trace into e->out; 0, or -1 when the trace is bad (the document
+ * is then left open: no JSON parser accepts it). */
+static int write_json(struct exp *e, struct gd_dec *d, const char *file)
+{
+    struct gd_out *out = &e->out;
+    struct gd_ana a;
+    gd_ana_init(&a, &callbacks, e);
+    gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+                  "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
+    gd_out_json(out, file, strlen(file));
+    gd_out_s(out, "\"}}");
+    int rc = gd_ana_run(&a, d, file);
+    for (size_t i = 0; rc >= 0 && i < a.ngs; i++) {
+        char buf[GD_NAME_MAX];
+        const char *name = gd_ana_name(&a, &a.gs[i], 1, buf);
+        track(out, a.gs[i].id, name, "", 2 * (uint64_t)i);
+        if (gd_hm_get(&e->region_gs, a.gs[i].id))
+            track(out, REGION_TID(a.gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
+    }
+    if (rc >= 0) gd_out_s(out, "\n]}\n");
+    gd_ana_free(&a);
+    return rc < 0 ? -1 : 0;
+}
+
 int gd_cmd_export(int argc, char **argv)
 {
     struct gd_cmd_opts o;
@@ -166,37 +189,17 @@ int gd_cmd_export(int argc, char **argv)
     }
     struct gd_dec d;
     if ((rc = gd_cmd_open(&d, &o))) return rc;
-    int fd = strcmp(o.out, "-") ? open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-                                : STDOUT_FILENO;
-    if (fd < 0) {
-        fprintf(stderr, "gotrace: %s: %s\n", o.out, strerror(errno));
+    struct gd_sink sink;
+    if ((rc = gd_sink_open(&sink, o.out, o.file))) {
         gd_dec_close(&d);
-        return GD_EXIT_BAD_TRACE;
+        return rc;
     }
-    struct exp e = {0};
-    struct gd_out *out = &e.out;
-    gd_out_init(out, fd);
-    struct gd_ana a;
-    gd_ana_init(&a, &callbacks, &e);
-    gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-                  "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
-    gd_out_json(out, o.file, strlen(o.file));
-    gd_out_s(out, "\"}}");
-    rc = gd_ana_run(&a, &d, o.file);
-    for (size_t i = 0; i < a.ngs; i++) {
-        char buf[GD_NAME_MAX];
-        const char *name = gd_ana_name(&a, &a.gs[i], 1, buf);
-        track(out, a.gs[i].id, name, "", 2 * (uint64_t)i);
-        if (gd_hm_get(&e.region_gs, a.gs[i].id))
-            track(out, REGION_TID(a.gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
-    }
-    gd_out_s(out, "\n]}\n");
-    int werr = gd_out_flush(out);
-    gd_out_free(out);
+    struct exp e = {.out = sink.out};
+    int bad = write_json(&e, &d, o.file);
+    sink.out = e.out;
+    rc = gd_sink_close(&sink, !bad);
+    if (bad) rc = gd_cmd_status(&d);
     gd_hm_free(&e.region_gs);
-    if (fd != STDOUT_FILENO && close(fd)) werr = 1;
-    if (werr) fprintf(stderr, "gotrace: %s: write failed\n", o.out);
-    gd_ana_free(&a);
     gd_dec_close(&d);
-    return rc < 0 || werr ? GD_EXIT_BAD_TRACE : GD_EXIT_OK;
+    return rc;
 }

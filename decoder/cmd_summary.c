@@ -8,12 +8,12 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
+#include "sink.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: gotrace summary [--max-gen-mem BYTES] FILE\n"
@@ -54,8 +54,7 @@ static void row(struct gd_out *o, const char *name, const char *gid, const char 
     char b[5][32];
     for (int i = 0; i < 5; i++)
         gd_fmt_dur(v[i], b[i], sizeof(b[i]));
-    gd_out_f(o,
-             "%-28.28s %8s %8s %11s %11s %11s %11s %11s %7" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n",
+    gd_out_f(o, "%-28s %8s %8s %11s %11s %11s %11s %11s %7" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n",
              name, gid, mid, b[0], b[1], b[2], b[3], b[4], blocks, sys, samples);
 }
 
@@ -89,7 +88,7 @@ static void threads(struct gd_out *out, const struct gd_ana *a)
         for (uint32_t r = 0; r < g->nreasons; r++) {
             const struct gd_reason_acc *ra = &g->reasons[r];
             const char *rs = ra->reason ? a->str.s[ra->reason] : "";
-            gd_out_f(out, "    blocked on %-40.40s %11s in %" PRIu64 " waits\n",
+            gd_out_f(out, "    blocked on %-40s %11s in %" PRIu64 " waits\n",
                      *rs ? rs : "(no reason)", gd_fmt_dur(ra->ns, dur, sizeof(dur)), ra->count);
         }
     }
@@ -122,7 +121,7 @@ static void annotations(struct gd_out *out, struct gd_ana *a)
         gd_out_f(out, "\n%-44s %7s %7s %11s %11s\n", "USER TASK", "BEGUN", "ENDED", "TOTAL", "AVG");
         for (size_t i = 0; i < a->tasks.n; i++) {
             const struct gd_name_acc *t = &a->tasks.v[i];
-            gd_out_f(out, "%-44.44s %7" PRIu64 " %7" PRIu64 " %11s %11s\n", a->str.s[t->name],
+            gd_out_f(out, "%-44s %7" PRIu64 " %7" PRIu64 " %11s %11s\n", a->str.s[t->name],
                      t->count, t->ended, gd_fmt_dur(t->ns, t1, sizeof(t1)),
                      gd_fmt_dur(t->ended ? t->ns / (int64_t)t->ended : 0, t2, sizeof(t2)));
         }
@@ -132,11 +131,22 @@ static void annotations(struct gd_out *out, struct gd_ana *a)
         gd_out_f(out, "\n%-52s %7s %11s %11s\n", "USER REGION", "COUNT", "TOTAL", "AVG");
         for (size_t i = 0; i < a->regions.n; i++) {
             const struct gd_name_acc *r = &a->regions.v[i];
-            gd_out_f(out, "%-52.52s %7" PRIu64 " %11s %11s\n", a->str.s[r->name], r->count,
+            gd_out_f(out, "%-52s %7" PRIu64 " %11s %11s\n", a->str.s[r->name], r->count,
                      gd_fmt_dur(r->ns, t1, sizeof(t1)),
                      gd_fmt_dur(r->ns / (int64_t)r->count, t2, sizeof(t2)));
         }
     }
+}
+
+static void write_summary(struct gd_out *out, const struct gd_cmd_opts *o, const struct gd_dec *d,
+                          struct gd_ana *a)
+{
+    char dur[32];
+    gd_out_f(out, "trace: %s, %" PRIu64 " events, %" PRIu64 " generations, duration %s\n\n",
+             o->file, d->nevents, d->ngens, gd_fmt_dur(a->tend - a->t0, dur, sizeof(dur)));
+    threads(out, a);
+    samples(out, a);
+    annotations(out, a);
 }
 
 int gd_cmd_summary(int argc, char **argv)
@@ -145,19 +155,14 @@ int gd_cmd_summary(int argc, char **argv)
     struct gd_dec d;
     struct gd_ana a;
     int rc;
-    if (!gd_ana_command(argc, argv, "", usage, &o, &d, &a, &rc)) return rc;
-    struct gd_out out;
-    gd_out_init(&out, STDOUT_FILENO);
+    if (!gd_cmd_analyse(argc, argv, "", usage, &o, &d, &a, &rc)) return rc;
+    struct gd_sink sink;
     sort_ana = &a;
-    char dur[32];
-    gd_out_f(&out, "trace: %s, %" PRIu64 " events, %" PRIu64 " generations, duration %s\n\n",
-             o.file, d.nevents, d.ngens, gd_fmt_dur(a.tend - a.t0, dur, sizeof(dur)));
-    threads(&out, &a);
-    samples(&out, &a);
-    annotations(&out, &a);
-    int werr = gd_out_flush(&out);
-    gd_out_free(&out);
+    if (!(rc = gd_sink_open(&sink, NULL, o.file))) {
+        write_summary(&sink.out, &o, &d, &a);
+        rc = gd_sink_close(&sink, 1);
+    }
     gd_ana_free(&a);
     gd_dec_close(&d);
-    return werr ? GD_EXIT_BAD_TRACE : GD_EXIT_OK;
+    return rc;
 }

@@ -18,16 +18,27 @@ static void dec_init(struct gd_dec *d)
     d->emitted_sync = 1;
 }
 
+/* A failed read is the error, whatever the reader made of the missing bytes. */
+static int read_failed(struct gd_dec *d)
+{
+    if (!d->rd.in.ioerr) return 0;
+    gd_err_io(&d->err, d->rd.in.ioerr, d->rd.in.off);
+    d->failed = 1;
+    return 1;
+}
+
 int gd_dec_open(struct gd_dec *d, const char *path, size_t max_gen_mem)
 {
     dec_init(d);
-    return gd_reader_open(&d->rd, path, max_gen_mem, &d->err);
+    int rc = gd_reader_open(&d->rd, path, max_gen_mem, &d->err);
+    return read_failed(d) ? -1 : rc;
 }
 
 int gd_dec_fdopen(struct gd_dec *d, int fd, size_t max_gen_mem)
 {
     dec_init(d);
-    return gd_reader_fdopen(&d->rd, fd, max_gen_mem, &d->err);
+    int rc = gd_reader_fdopen(&d->rd, fd, max_gen_mem, &d->err);
+    return read_failed(d) ? -1 : rc;
 }
 
 void gd_dec_close(struct gd_dec *d)
@@ -304,6 +315,7 @@ int gd_dec_next(struct gd_dec *d, struct gd_tev *ev)
                 break;
             }
             int rc = gd_reader_next(&d->rd, g, &d->err);
+            if (rc <= 0 && read_failed(d)) return -1;
             if (rc <= 0) {
                 d->failed = rc < 0;
                 return rc;

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
              const char *fmt, ...)
@@ -17,10 +18,25 @@ void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char
     err->has_m = has_m;
     err->ev = ev;
     err->off = off;
+    err->io = 0;
+}
+
+void gd_err_io(struct gd_err *err, int e, int64_t off)
+{
+    gd_errf(err, 0, 0, 0, NULL, off, "%s", strerror(e));
+    err->io = e;
 }
 
 void gd_err_print(const struct gd_err *err, const char *file, FILE *to)
 {
+    if (err->io) {
+        if (err->off > 0)
+            fprintf(to, "gotrace: %s: cannot read at byte offset %lld: %s\n", file,
+                    (long long)err->off, err->msg);
+        else
+            fprintf(to, "gotrace: %s: cannot read: %s\n", file, err->msg);
+        return;
+    }
     char loc[256];
     size_t n = 0;
     loc[0] = 0;

@@ -16,6 +16,7 @@ struct gd_err {
     const char *ev; /* event name or NULL */
     int64_t off;    /* byte offset or -1 */
     int has_gen, has_m;
+    int io; /* errno when the file could not be read (not a bad trace), else 0 */
 };
 
 /* Sets err's message (printf-style) and location. gen 0 and off -1 mean unknown. */
@@ -23,7 +24,10 @@ void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char
              const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 /* Sets only err's message (the caller adds the location); returns -1. */
 int gd_fail(struct gd_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints "gotrace: FILE: generation G, thread M, event E at byte offset O: message". */
+/* Records a failed read (errno e) of the trace at byte offset off. */
+void gd_err_io(struct gd_err *err, int e, int64_t off);
+/* Prints "gotrace: FILE: generation G, thread M, event E at byte offset O: message", or for a
+ * failed read "gotrace: FILE: cannot read (at byte offset O): strerror". */
 void gd_err_print(const struct gd_err *err, const char *file, FILE *to);
 
 /* Grows *p (elements of size el) so that it holds at least need; returns 0 or -1. */

@@ -1,5 +1,6 @@
 /* main.c: `gotrace COMMAND ...` dispatch and top-level usage.
- * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage; no command runs without its name. */
+ * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 I/O error; no command runs without
+ * its name. */
 #include "cli.h"
 #include "cmds.h"
 
@@ -20,7 +21,7 @@ static const char usage[] =
     "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
     "\n"
     "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
-    "2 bad usage.\n";
+    "2 bad usage, 3 input/output error (trace unreadable, output not written).\n";
 
 int main(int argc, char **argv)
 {

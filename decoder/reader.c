@@ -64,7 +64,7 @@ int gd_reader_open(struct gd_reader *r, const char *path, size_t max_gen_mem, st
     if (fd < 0) {
         memset(&r->in, 0, sizeof(r->in));
         r->fd = -1;
-        gd_errf(err, 0, 0, 0, NULL, -1, "%s", strerror(errno));
+        gd_err_io(err, errno, -1);
         return -1;
     }
     return gd_reader_fdopen(r, fd, max_gen_mem, err);

@@ -13,6 +13,7 @@
       examples/annotations' tasks, regions, logs and thread labels: exact counts in the dump,
       the summary's task and region tables, and the export's region slices (nested, on the
       workers' region tracks) and log instants (on the named threads' tracks)
+  checks.py blocks SUMMARY              every thread's BLOCKS is the sum of its waits by reason
   checks.py samples DUMP SUMMARY FUNC MIN
       the summary counts every CPUSample of the dump (at least MIN) once in total and once per
       thread, and FUNC is the top leaf function
@@ -59,9 +60,10 @@ def summary_rows(path):
         if ln.startswith("THREAD"):
             inside = True
         elif inside and ln.startswith("TOTAL"):
-            return rows, ln[28:].split()
+            return rows, ln.split()[-8:]
         elif inside and ln and not ln.startswith(" "):
-            rows.append((ln[:28].strip(), ln[28:].split()))
+            name, *fields = ln.rsplit(None, 10)  # names are not cut: the 10 columns follow
+            rows.append((name, fields))
     fail(f"no thread table in {path}")
 
 
@@ -78,8 +80,8 @@ def summary_section(path, title):
         elif inside and not ln:
             break
         elif inside:
-            name = ln[:44 if title == "USER TASK" else 52].strip()  # cmd_summary.c's widths
-            rows[name] = ln.split()[len(name.split()):]
+            name, *fields = ln.rsplit(None, 4 if title == "USER TASK" else 3)
+            rows[name] = fields
     return rows
 
 
@@ -179,6 +181,21 @@ def annotations(dump_path, summary_path, json_path):
         fail(f"export: janitor log {jan}")
 
 
+def blocks(path):
+    """Every thread's BLOCKS column equals the sum of its 'in N waits' lines."""
+    thread, want, got = None, 0, 0
+    for ln in open(path).read().split("\n") + ["END"]:
+        m = re.match(r"    blocked on .* in (\d+) waits$", ln)
+        if m:
+            got += int(m.group(1))
+            continue
+        if thread is not None and want != got:
+            fail(f"{thread}: BLOCKS {want}, waits by reason {got}")
+        thread = None
+        if ln and not ln.startswith((" ", "THREAD", "TOTAL", "trace:")) and len(ln.split()) > 10:
+            thread, want, got = ln.rsplit(None, 10)[0], int(ln.split()[-3]), 0
+
+
 def samples(dump_path, summary_path, func, min_n):
     n = sum(1 for ln in open(dump_path) if " CPUSample " in ln)
     text = open(summary_path).read()
@@ -205,6 +222,8 @@ if __name__ == "__main__":
         export(args[0], args[1], args[2], float(args[3]))
     elif cmd == "annotations":
         annotations(*args)
+    elif cmd == "blocks":
+        blocks(*args)
     elif cmd == "samples":
         samples(args[0], args[1], args[2], int(args[3]))
     else:

@@ -14,6 +14,8 @@
 #   6. the regression inputs (regress/) and the seed corpus never crash the decoder;
 #   7. command-line behaviour: exit statuses, --help, the memory cap; `make install` and
 #      `record` finding the library in ../lib.
+#   8. safety.sh: outputs never replace the input and appear only whole; I/O errors have their
+#      own status (3) and message; created-blocked goroutines, BLOCKS, `--`, number ranges.
 # Invariants: everything runs in a temporary directory; no sleeps; well under a minute.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -168,11 +170,15 @@ python3 "$here/mutate.py" "$G" "$V" --max-cuts 600 --flips 150 "${small[@]}" && 
 
 echo "== decoder: regression inputs and seed corpus"
 for f in "$here"/regress/* "$here"/corpus/*; do
+  [ -e "$f" ] || continue
   s=$(status "$G" check "$f")
   [ "$s" = 0 ] || [ "$s" = 1 ] && ok || bad "$f: gotrace check exit $s"
   s=$(status "$G" dump --stacks "$f")
   [ "$s" = 0 ] || [ "$s" = 1 ] && ok || bad "$f: gotrace dump exit $s"
 done
+
+echo "== decoder: output safety and honest errors (safety.sh)"
+bash "$here/safety.sh" "$G" "$RAW" && ok || bad "output safety (safety.sh)"
 
 echo "== decoder: command line"
 t="$tmp/threads.trace"
@@ -184,7 +190,7 @@ done
 [ "$(status "$G" check)" = 2 ] && ok || bad "check without file: want 2"
 [ "$(status "$G" dump --bogus "$t")" = 2 ] && ok || bad "unknown option: want 2"
 [ "$(status "$G" export "$t")" = 2 ] && ok || bad "export without -o/--format: want 2"
-[ "$(status "$G" check "$tmp/does-not-exist")" = 1 ] && ok || bad "missing file: want 1"
+[ "$(status "$G" check "$tmp/does-not-exist")" = 3 ] && ok || bad "missing file: want 3"
 "$G" check --max-gen-mem 1K "$t" 2>"$tmp/err" >/dev/null
 [ $? = 1 ] && grep -q "max-gen-mem" "$tmp/err" && ok || bad "memory cap not enforced"
 head -c 330 "$t" >"$tmp/cut.trace"
