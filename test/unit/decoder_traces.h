@@ -243,7 +243,7 @@ static inline void dt_build(struct dt_buf *out, const char *text)
             dt_put(&g.strs, s, strlen(s));
         } else if (!strcmp(kw, "stack")) {
             if (!g.stks.n) dt_u8(&g.stks, GO_EV_STACKS);
-            uint64_t v[4 * 129];
+            uint64_t v[1 + 4 * 129];
             size_t n = 0;
             for (char *t; (t = dt_tok(&s));) {
                 cr_assert(n < sizeof(v) / sizeof(v[0]), "trace description: stack too deep");
