@@ -22,13 +22,13 @@ $(BENCH_DIR)/libnoop.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h
 
 $(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
+	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 
 # The blocking-path micro-benchmark (the tracer API as the condvar hooks call it, spin hand-offs).
 $(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.a
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -Icommon -Ipreload $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
+	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 
 bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack \

@@ -1,18 +1,36 @@
-# preload/: builds build/libgotrace.so. hooks_*.c hold the interposed functions and entry.c
-# the library's constructor/destructor; every other file is part of the core archive that
-# the unit tests link against (so linking it never starts a tracer).
+# preload/: builds build/libgotrace.so. One folder per layer, lowest first (README, "How it
+# works"):
+#   util/ -> stack/ -> buffers/ -> writer/ -> flush/ -> api/ -> hooks/
+# A file sees the headers of its own layer and of the layers below it, never above: each
+# folder is compiled with -I for itself and the folders to its left only, so a wrong-way
+# include does not build (scripts/check_layers.sh also checks that no modules include each
+# other in a circle). hooks/ holds the interposed functions and entry.c the library's
+# constructor/destructor; every other file is part of the core archive that the unit tests link
+# against (so linking it never starts a tracer).
 # EXTRA_CFLAGS/EXTRA_LDFLAGS (make test-sanitize: a sanitizer) apply to every object except the
-# sources listed in EXTRA_CFLAGS_SKIP.
-PRELOAD_SRCS  := $(wildcard preload/*.c)
-PRELOAD_HOOKS := $(wildcard preload/hooks_*.c) preload/entry.c
-PRELOAD_CORE  := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRCS))
-PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -Ipreload -fPIC -fvisibility=hidden \
-                  -ftls-model=initial-exec $(UNWIND_CFLAGS) $(DW_CFLAGS)
+# sources listed in EXTRA_CFLAGS_SKIP. DEBUG=1 compiles the invariant checks in (GT_ASSERT,
+# util/assert.h); the sanitizer builds always do.
+PRELOAD_LAYERS := util stack buffers writer flush api hooks
+PRELOAD_SRCS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.c))
+PRELOAD_HDRS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.h))
+PRELOAD_HOOKS  := $(wildcard preload/hooks/*.c)
+PRELOAD_CORE   := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRCS))
+# The folders layer L may include from: itself and every layer below it.
+PRELOAD_SEES_util    := util
+PRELOAD_SEES_stack   := $(PRELOAD_SEES_util) stack
+PRELOAD_SEES_buffers := $(PRELOAD_SEES_stack) buffers
+PRELOAD_SEES_writer  := $(PRELOAD_SEES_buffers) writer
+PRELOAD_SEES_flush   := $(PRELOAD_SEES_writer) flush
+PRELOAD_SEES_api     := $(PRELOAD_SEES_flush) api
+PRELOAD_SEES_hooks   := $(PRELOAD_SEES_api) hooks
+preload_incs = $(foreach l,$(PRELOAD_SEES_$(1)),-Ipreload/$(l))
+PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+                  $(UNWIND_CFLAGS) $(DW_CFLAGS) $(if $(DEBUG),-DGT_DEBUG_ASSERT=1)
 PRELOAD_LIBS  := $(UNWIND_LIBS) $(DW_LIBS) -ldl -lpthread
 
-$(BUILD)/preload/%.o: preload/%.c $(wildcard preload/*.h) common/go_wire.h | $(BUILD)
+$(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) common/go_wire.h | $(BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) $(if $(filter $<,$(EXTRA_CFLAGS_SKIP)),,$(EXTRA_CFLAGS)) -c $< -o $@
+	$(CC) $(PRELOAD_CFLAGS) $(call preload_incs,$(patsubst %/,%,$(dir $*))) $(if $(filter $<,$(EXTRA_CFLAGS_SKIP)),,$(EXTRA_CFLAGS)) -c $< -o $@
 
 $(BUILD)/libgotrace_core.a: $(PRELOAD_CORE:preload/%.c=$(BUILD)/preload/%.o)
 	rm -f $@ && ar rcs $@ $^

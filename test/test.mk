@@ -2,7 +2,7 @@
 # archive) and integration tests (test/integration/run.sh). `make test` runs all of them.
 UNIT_SRCS := $(wildcard test/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/unit/%)
-UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon -Ipreload -Idecoder
+UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon $(call preload_incs,hooks) -Idecoder
 
 $(BUILD)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
@@ -56,7 +56,7 @@ test-asan: all
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 bash test/integration/run.sh
 test-tsan: all
 	@$(MAKE) --no-print-directory BUILD=build/tsan EXTRA_CFLAGS="-fsanitize=thread" EXTRA_LDFLAGS="-fsanitize=thread" \
-	    EXTRA_CFLAGS_SKIP="$(PRELOAD_HOOKS) preload/real.c preload/plainlock.c" build/tsan/libgotrace.so
+	    EXTRA_CFLAGS_SKIP="$(PRELOAD_HOOKS) preload/util/real.c preload/util/plainlock.c" build/tsan/libgotrace.so
 	@echo "== integration, TSan"
 	@GOTRACE_SANITIZER=tsan GOTRACE_LIB=$(CURDIR)/build/tsan/libgotrace.so \
 	    GOTRACE_PRELOAD=$(CURDIR)/build/tsan/libgotrace.so:$(call SAN_RT,tsan) \

@@ -107,8 +107,8 @@ int main(void)
     if (fd < 0) return 1;
     close(fd);
     setenv("GOTRACE_OUT", path, 1);
-    tracer_init();
-    if (!atomic_load(&gt_on)) {
+    tr_init();
+    if (!gen_on()) {
         fprintf(stderr, "bench_events: the tracer did not start\n");
         return 1;
     }
@@ -127,7 +127,7 @@ int main(void)
         per_wait[r] = with[r] / (double)n; /* a hand-off that found its turn did not wait */
         with[r] /= 2.0 * ROUNDS;
     }
-    tracer_shutdown();
+    tr_shutdown();
     unlink(path);
     if (atomic_load(&untraced_waits)) {
         fprintf(stderr, "bench_events: %ld waits were not traced\n", atomic_load(&untraced_waits));

@@ -1,5 +1,5 @@
 /* bench_stack.c: ns per stack capture at depth ~10: stack_capture with a memo (a repeated stack:
- * checks only), without one (fast walk + intern), the fast walk alone (unwind_here), libunwind's
+ * checks only), without one (fast walk + intern), the fast walk alone (walk_here), libunwind's
  * unw_backtrace and an unw_step loop. Invariant: standalone, prints one line per variant. Run
  * (after `make build/libgotrace_core.a`):
  *   cc -std=c11 -D_GNU_SOURCE -O2 -g -Ipreload -Icommon bench/stack/bench_stack.c \
@@ -43,7 +43,7 @@ static uint64_t capture_memo(void)
 static uint64_t fast_walk(void)
 {
     uintptr_t pcs[32];
-    return (uint64_t)unwind_here(pcs, 32, NULL, 0, NULL);
+    return (uint64_t)walk_here(pcs, 32, NULL, 0, NULL);
 }
 
 static uint64_t raw_backtrace(void)
@@ -90,7 +90,7 @@ int main(void)
     stack_init(32, 1);
     run("stack_capture", capture_plain);
     run("stack_capture+memo", capture_memo);
-    run("unwind_here", fast_walk);
+    run("walk_here", fast_walk);
     run("unw_backtrace", raw_backtrace);
     run("unw_step loop", step_loop);
     return 0;

@@ -12,21 +12,21 @@ Test(uvarint, round_trips_and_lengths)
 {
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
         uint8_t buf[16];
-        size_t n = (size_t)(put_uvarint(buf, samples[i]) - buf);
-        cr_assert_eq(n, uvarint_len(samples[i]), "length of %llu", (unsigned long long)samples[i]);
+        size_t n = (size_t)(ev_put_uvarint(buf, samples[i]) - buf);
+        cr_assert_eq(n, ev_uvarint_len(samples[i]), "length of %llu", (unsigned long long)samples[i]);
         uint64_t v = 0;
-        cr_assert_eq(get_uvarint(buf, n, &v), n);
+        cr_assert_eq(ev_get_uvarint(buf, n, &v), n);
         cr_assert_eq(v, samples[i]);
         for (size_t k = 0; k + 1 < n; k++) cr_assert(buf[k] & 0x80, "continuation bit");
         cr_assert_eq(buf[n - 1] & 0x80, 0);
     }
-    cr_assert_eq(uvarint_len(UINT64_MAX), 10);
+    cr_assert_eq(ev_uvarint_len(UINT64_MAX), 10);
 }
 
 Test(uvarint, known_bytes)
 {
     uint8_t buf[4];
-    cr_assert_eq(put_uvarint(buf, 300) - buf, 2);
+    cr_assert_eq(ev_put_uvarint(buf, 300) - buf, 2);
     cr_assert_eq(buf[0], 0xac);
     cr_assert_eq(buf[1], 0x02);
 }
@@ -35,13 +35,13 @@ Test(uvarint, padded_and_truncated)
 {
     uint64_t v;
     const uint8_t padded[] = {0x85, 0x80, 0x00}; /* 5 with a zero-padded width of 3 */
-    cr_assert_eq(get_uvarint(padded, 3, &v), 3);
+    cr_assert_eq(ev_get_uvarint(padded, 3, &v), 3);
     cr_assert_eq(v, 5);
     const uint8_t cut[] = {0x85, 0x80};
-    cr_assert_eq(get_uvarint(cut, 2, &v), 0);
+    cr_assert_eq(ev_get_uvarint(cut, 2, &v), 0);
     uint8_t eleven[11];
     memset(eleven, 0x80, sizeof eleven);
-    cr_assert_eq(get_uvarint(eleven, sizeof eleven, &v), 0, "over 10 bytes is rejected");
+    cr_assert_eq(ev_get_uvarint(eleven, sizeof eleven, &v), 0, "over 10 bytes is rejected");
 }
 
 Test(event, encodes_type_dt_args)
@@ -66,19 +66,19 @@ Test(event, worst_case_fits_the_bound)
 Test(batch, header_layout)
 {
     uint8_t buf[GT_BATCH_HEADER_MAX];
-    size_t n = batch_header(buf, 3, GO_NO_THREAD, 1000, 65536);
+    size_t n = ev_batch_header(buf, 3, GO_NO_THREAD, 1000, 65536);
     size_t off = 0;
     uint64_t v;
     cr_assert_eq(buf[off++], GO_EV_EVENT_BATCH);
-    off += get_uvarint(buf + off, n - off, &v);
+    off += ev_get_uvarint(buf + off, n - off, &v);
     cr_assert_eq(v, 3);
-    size_t k = get_uvarint(buf + off, n - off, &v);
+    size_t k = ev_get_uvarint(buf + off, n - off, &v);
     cr_assert_eq(k, 10, "no thread is 2^64-1: ten bytes");
     cr_assert_eq(v, GO_NO_THREAD);
     off += k;
-    off += get_uvarint(buf + off, n - off, &v);
+    off += ev_get_uvarint(buf + off, n - off, &v);
     cr_assert_eq(v, 1000);
-    off += get_uvarint(buf + off, n - off, &v);
+    off += ev_get_uvarint(buf + off, n - off, &v);
     cr_assert_eq(v, 65536);
     cr_assert_eq(off, n);
 }

@@ -47,7 +47,7 @@ static void *player(void *arg)
         atomic_store(&turn, 1 - me);
         if (waitq_has_waiters(&turn)) waitq_wake(&turn, self, tr_stack(), 1);
     }
-    tr_thread_exit(self);
+    waitq_thread_exit(self);
     return NULL;
 }
 
@@ -58,23 +58,23 @@ static int run(const char *cmd)
 }
 
 /* The whole hand-off, with the sections in the mode the tracer picked, or forced to the locked
- * mode (section.h) before any thread entered one. */
+ * mode (fence.h) before any thread entered one. */
 static void handoff(int locked)
 {
     char path[] = "/tmp/gotrace-handoff-XXXXXX";
     setenv("GOTRACE_PERIOD_MS", "10", 1);
     tracing_start(path);
-    cr_assert(atomic_load(&gt_on), "tracing started");
-    if (locked) gt_sect_asym = 0;
+    cr_assert(gen_on(), "tracing started");
+    if (locked) fence_asym = 0;
     cr_assert_not_null(tr_current(), "the test thread is traced: every switch has its status");
     pthread_t a, b;
     pthread_create(&a, NULL, player, (void *)0);
     pthread_create(&b, NULL, player, (void *)1);
     for (int i = 0; i < 20; i++)
-        tracer_flush_now(); /* switches while the players play */
+        tr_flush_now(); /* switches while the players play */
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    tracer_shutdown();
+    tr_shutdown();
 
     char cmd[512];
     snprintf(cmd, sizeof cmd, "build/tools/gotracevalidate < %s", path);
@@ -109,9 +109,9 @@ Test(handoff, locked_sections, .timeout = 120)
 /* Where the kernel offers the expedited membarrier, the tracer uses it (cheap sections). */
 Test(handoff, asymmetric_where_membarrier_works)
 {
-    int can = GT_SECT_CAN_ASYM &&
+    int can = GT_FENCE_CAN_ASYM &&
               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    section_init();
-    cr_assert_eq(gt_sect_asym, can, "asymmetric sections exactly when membarrier works");
-    cr_assert_eq(section_sync(), 0, "the flusher's fence works in the mode picked");
+    fence_init();
+    cr_assert_eq(fence_asym, can, "asymmetric sections exactly when membarrier works");
+    cr_assert_eq(fence_sync(), 0, "the flusher's fence works in the mode picked");
 }

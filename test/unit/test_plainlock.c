@@ -4,7 +4,7 @@
  * takes and releases with plain stores until another thread is about to exist. */
 #include "plainlock.h"
 #include "real.h"
-#include "section.h"
+#include "fence.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -12,7 +12,7 @@
 
 static void start(void)
 {
-    real_init();
+    plainlock_init(); /* resolves the real functions first */
     plainlock_thread_start();
 }
 
@@ -63,11 +63,11 @@ static void *nothing(void *arg)
 }
 
 /* No plainlock_thread_start first: the lone thread gets its TID from plainlock_lone_begin,
- * which needs section_init's fence. */
+ * which needs fence_init's fence. */
 static void start_lone(void)
 {
-    real_init();
-    section_init();
+    plainlock_init(); /* resolves the real functions first */
+    fence_init();
 }
 
 Test(plainlock, lone_mode_until_a_second_thread, .init = start_lone)

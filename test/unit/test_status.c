@@ -2,7 +2,7 @@
  * the state before the change, sequences restart at a claim, newer generations are reported
  * as skew, and the switch claims only what nobody claimed. */
 #include "status.h"
-#include "strings.h"
+#include "strtab.h"
 #include "stack.h"
 
 #include <criterion/criterion.h>

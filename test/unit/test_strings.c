@@ -3,7 +3,7 @@
  * outcome after joining; nothing waits on time. */
 #include "go_wire.h"
 #include "intern.h"
-#include "strings.h"
+#include "strtab.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>

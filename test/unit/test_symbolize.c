@@ -2,7 +2,7 @@
  * Invariants: the functions whose return addresses are looked up are noipa and their calls are
  * not tail calls, so the expected frames exist at -O2; each expected line is the line of the
  * call, recorded by AT_LINE on that same line. */
-#include "strings.h"
+#include "strtab.h"
 #include "symbolize.h"
 
 #include <criterion/criterion.h>

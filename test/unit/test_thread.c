@@ -160,6 +160,6 @@ Test(thread, create_done_publishes_the_handle_and_releases)
     cr_assert_not_null(failed);
     tr_create_failed(failed);
     cr_assert_not(atomic_load(&failed->creating), "a failed creation releases its record");
-    tracer_shutdown();
+    tr_shutdown();
     unlink(path);
 }

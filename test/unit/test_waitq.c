@@ -83,7 +83,7 @@ static void *waiter(void *arg)
         sched_yield();
     waitq_remove(self);
     tr_unblock(self);
-    tr_thread_exit(self);
+    waitq_thread_exit(self);
     return NULL;
 }
 
@@ -91,7 +91,7 @@ Test(waitq, released_wake_wakes_the_sole_waiter)
 {
     char path[] = "/tmp/gotrace-waitq-XXXXXX";
     tracing_start(path);
-    cr_assert(atomic_load(&gt_on), "tracing started");
+    cr_assert(gen_on(), "tracing started");
     struct gt_thread *self = tr_current();
     cr_assert_not_null(self);
     unsigned stale = waitq_adds(&key);
@@ -108,6 +108,6 @@ Test(waitq, released_wake_wakes_the_sole_waiter)
     waitq_remove(&later);
     atomic_store(&phase, 2);
     pthread_join(t, NULL);
-    tracer_shutdown();
+    tr_shutdown();
     unlink(path);
 }

@@ -3,6 +3,7 @@
  * Invariant: the caller's other GOTRACE_* settings are already in the environment. */
 #ifndef GOTRACE_TEST_TRACING_H
 #define GOTRACE_TEST_TRACING_H
+#include "lifecycle.h"
 #include "tracer.h"
 
 #include <criterion/criterion.h>
@@ -10,13 +11,13 @@
 #include <unistd.h>
 
 /* path: a mkstemp template ("...XXXXXX"), rewritten to the file's name (the caller unlinks it
- * after tracer_shutdown). */
+ * after tr_shutdown). */
 static void tracing_start(char *path)
 {
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
     setenv("GOTRACE_OUT", path, 1);
-    tracer_init();
+    tr_init();
 }
 #endif

@@ -1,0 +1,255 @@
+/* lifecycle.c: the tracer's start and end. See lifecycle.h for the invariants.
+ * tr_init runs as the tracer (gt_internal: what it opens is the tracer's, fds.h). Fork: the
+ * prepare handler takes the tracer's locks (flush, registry, procs, buffer pool, in that
+ * order) so no structure is mid-update in the child; the lock-free intern tables cannot be
+ * locked out, so the child repairs them (intern.h); the child forgets the parent's threads,
+ * keeps its own in-memory tables, and traces to its own file from file generation 1, while the
+ * internal generation number goes on increasing. */
+#include "lifecycle.h"
+
+#include "buf.h"
+#include "clock.h"
+#include "config.h"
+#include "cpuprof.h"
+#include "flusher.h"
+#include "intern.h"
+#include "log.h"
+#include "plainlock.h"
+#include "real.h"
+#include "fence.h"
+#include "stack.h"
+#include "strtab.h"
+#include "tracer.h"
+#include "waitq.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/single_threaded.h>
+#include <unistd.h>
+
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
+static atomic_int init_state;
+static struct gt_config cfg;
+static unsigned image;
+static pid_t tracer_pid;
+static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
+static int forked;      /* this process is a forked child (or its exec'd image) */
+
+static void warn_config(const char *msg)
+{
+    gt_log("%s", msg);
+}
+static const char *env(const char *name)
+{
+    return getenv(name);
+}
+
+int tr_in_own_process(void)
+{
+    return getpid() == tracer_pid;
+}
+
+/* The forking thread holds the locks from here to the parent or child handler; meanwhile it
+ * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
+ * fork from inside the tracer (a signal handler) takes no lock and gives an untraced child. */
+static void fork_prepare(void)
+{
+    struct gt_thread *t = gt_self;
+    fork_traced = gen_on() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+    gt_internal++;
+    if (!fork_traced) return;
+    flusher_fork_prepare();
+    thread_fork_prepare();
+    buf_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    gt_internal--;
+    if (!fork_traced) return;
+    buf_fork_parent();
+    thread_fork_parent();
+    flusher_fork_parent();
+}
+
+/* A forked child's file (and its exec'd images'): PATH.<pid> when GOTRACE_OUT has no %p, so
+ * it never names the parent's file. */
+static int forked_path(char *path, size_t size)
+{
+    char a[GT_PATH_MAX], b[GT_PATH_MAX];
+    if (config_expand_path(cfg.out_pattern, 1, a, sizeof a) != 0 ||
+        config_expand_path(cfg.out_pattern, 2, b, sizeof b) != 0 || strcmp(a, b) != 0)
+        return 0;
+    size_t len = strlen(path);
+    return snprintf(path + len, size - len, ".%ld", (long)getpid()) < (int)(size - len) ? 0 : -1;
+}
+
+static int child_path(char *path, size_t size)
+{
+    if (config_expand_path(cfg.out_pattern, (long)getpid(), path, size) != 0) return -1;
+    return forked_path(path, size);
+}
+
+static void fork_child(void)
+{
+    tracer_pid = getpid();
+    plainlock_fork_child();
+    image = 0;
+    forked = 1;
+    struct gt_thread *t = gt_self;
+    if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
+    gt_self = NULL;
+    gen_fork_child(); /* nothing of the parent's current generation is written */
+    cpuprof_fork_child();
+    char path[GT_PATH_MAX];
+    if (fork_traced) {
+        buf_fork_child();
+        thread_fork_child();
+        waitq_fork_child();
+        intern_fork_child();
+    }
+    if (!fork_traced || child_path(path, sizeof path) != 0) {
+        flusher_fork_child(NULL);
+        gt_internal = 1; /* for good: this process runs untraced */
+        return;
+    }
+    fence_init(); /* single-threaded here: the mode may change */
+    if (flusher_fork_child(path) != 0) gen_stop();
+    gt_internal--;
+}
+
+/* Which image of this process we are: 0, or n when exec'd n times under the tracer
+ * (GT_EXEC_ENV=<pid>.<n>, with a trailing "f" in a forked child: sets forked). */
+static unsigned image_of_process(void)
+{
+    const char *v = getenv(GT_EXEC_ENV);
+    if (!v) return 0;
+    char *end;
+    long pid = strtol(v, &end, 10);
+    unsigned long image = *end == '.' ? strtoul(end + 1, &end, 10) : 0;
+    int of_fork = *end == 'f';
+    unsetenv(GT_EXEC_ENV); /* the program sees the environment it would see untraced */
+    if (pid != (long)getpid() || image >= 1000000) return 0;
+    forked = of_fork;
+    return (unsigned)image;
+}
+
+/* gotrace.123.trace -> gotrace.123-exec1.trace for the second image of process 123. */
+static int image_path(char *path, size_t size, unsigned image)
+{
+    if (!image) return 0;
+    size_t len = strlen(path);
+    const char *ext = len >= 6 && strcmp(path + len - 6, ".trace") == 0 ? ".trace" : "";
+    size_t stem = len - strlen(ext);
+    char tail[32];
+    int k = snprintf(tail, sizeof tail, "-exec%u%s", image, ext);
+    if (stem + (size_t)k >= size) return -1;
+    memcpy(path + stem, tail, (size_t)k + 1);
+    return 0;
+}
+
+void tr_init(void)
+{
+    int expected = INIT_NONE;
+    if (!atomic_compare_exchange_strong(&init_state, &expected, INIT_RUNNING)) return;
+    int saved_errno = errno;
+    gt_internal++;
+    tracer_pid = getpid();
+    real_init();
+    plainlock_init();
+    config_defaults(&cfg);
+    config_parse(&cfg, env, warn_config);
+    gt_log_set_debug(cfg.debug);
+    clock_begin(cfg.tsc); /* the TSC's rate is measured over the rest of the start-up */
+    fence_init();
+    plainlock_lone_begin(__libc_single_threaded);
+    if (cfg.disable) goto done;
+    char path[GT_PATH_MAX];
+    image = image_of_process();
+    if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
+        image_path(path, sizeof path, image) != 0 ||
+        (forked && forked_path(path, sizeof path) != 0)) {
+        gt_log("GOTRACE_OUT is too long; running untraced");
+        goto done;
+    }
+    if (str_init() != 0 || stack_init((int)cfg.stack_depth, cfg.stacks) != 0 ||
+        buf_pool_init((size_t)cfg.buf_kb * 1024) != 0) {
+        gt_log("cannot set up the tracer's tables; running untraced");
+        goto done;
+    }
+    tr_reasons_init();
+    const char *clock = clock_end(); /* before the first event */
+    if (flusher_start(&cfg, path) != 0) goto done;
+    cpuprof_init(cfg.cpu_hz);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
+             cfg.stacks ? "on" : "off", clock);
+    gen_start((size_t)cfg.flush_mb << 20);
+done:
+    gt_internal--;
+    atomic_store(&init_state, INIT_DONE);
+    errno = saved_errno;
+}
+
+/* Runs a flusher operation on an application thread as the flusher would: untraced, so the
+ * tracer's own writes and symbolization never become events. */
+static void as_tracer(void (*op)(void))
+{
+    int was = gt_internal;
+    gt_internal = 1;
+    op();
+    gt_internal = was;
+}
+
+/* Whether this thread may write generations now: tracing, in the tracer's own process, and
+ * not inside the tracer (a signal handler interrupting it). */
+static int may_flush(void)
+{
+    struct gt_thread *t = gt_self;
+    return gen_on() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+}
+
+void tr_flush_now(void)
+{
+    if (may_flush()) as_tracer(flusher_flush_now);
+}
+
+void tr_before_unload(void)
+{
+    tr_flush_now();
+}
+
+void tr_after_unload(void)
+{
+    stack_forget();
+    flusher_code_unloaded();
+}
+
+int tr_before_exec(char *marker, size_t size)
+{
+    if (!may_flush()) return 0;
+    as_tracer(flusher_flush_now);
+    snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1,
+             forked ? "f" : "");
+    return 1;
+}
+
+void tr_shutdown(void)
+{
+    if (may_flush()) as_tracer(flusher_final);
+}
+
+GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
+{
+    if (gt_internal) return NULL;
+    if (!gen_on_acquire()) {
+        tr_init();
+        if (!gen_on_acquire()) return NULL;
+    }
+    if (gt_self) return NULL;             /* inside the tracer, or after the thread's exit */
+    if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
+    return tr_adopt(NULL);
+}

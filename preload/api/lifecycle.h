@@ -1,0 +1,45 @@
+/* lifecycle.h: the tracer's start and end, and the calling thread's record (tr_current).
+ * Set-up on first use, a flush before exec, around dlclose and on request, the final
+ * generation at exit, a fresh start in a forked child.
+ * Invariants: tr_init runs its body once (from the constructor, or from the first hook if
+ * another library's constructor calls one earlier); any failure leaves the program running
+ * untraced after one "gotrace: " message; nothing here runs on the event path but tr_current's
+ * inline test. Exec, exit and flush requests act only in the process the tracer belongs to: a
+ * vfork child, or a child made without fork handlers (_Fork, clone), shares or copies the
+ * parent's state and must not write it. */
+#ifndef GOTRACE_LIFECYCLE_H
+#define GOTRACE_LIFECYCLE_H
+#include "gen.h"
+#include "thread.h"
+
+#include <stddef.h>
+
+struct gt_thread *tr_current_slow(void);
+/* The calling thread's record if it may emit now, registering a thread first seen (and setting
+ * the tracer up on first use); else NULL. */
+static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)
+{
+    struct gt_thread *t = gt_self;
+    if (__builtin_expect(t && !t->depth && gen_on() &&
+                             !atomic_load_explicit(&t->exited, memory_order_relaxed),
+                         1))
+        return t;
+    return tr_current_slow();
+}
+
+void tr_init(void);
+void tr_flush_now(void); /* write the complete generations now */
+/* Around the unloading of a library (dlclose): before, the generation in progress is written
+ * while its code is still mapped, so its stacks are symbolized from it; after, the unwind rules,
+ * stack memos and symbols kept by address are dropped (other code may be mapped there). */
+void tr_before_unload(void);
+void tr_after_unload(void);
+/* Before exec: writes the complete generations and formats the environment entry that tells
+ * the new image it continues this process (GT_EXEC_ENV=<pid>.<image>); 0 if not tracing. */
+#define GT_EXEC_ENV "GOTRACE_EXEC_OF"
+int tr_before_exec(char *marker, size_t size);
+void tr_shutdown(void);
+/* 0 in a child made without fork handlers (vfork, _Fork, clone): it must not touch the
+ * tracer's state, which is its parent's. */
+int tr_in_own_process(void);
+#endif

@@ -1,0 +1,112 @@
+/* tracer.h: the semantic tracer API that hooks call (Go's traceruntime). It hides the encoding,
+ * the generations and the status bookkeeping: hooks say what a thread does (created, started,
+ * blocked, woken, in a syscall, exited) and the tracer turns that into Go trace events. The
+ * calling thread's record comes from tr_current() (lifecycle.h); hooks use it only through the
+ * functions here, never its fields.
+ *
+ * Pattern for a hook of a call that may wait:
+ *     struct gt_thread *self = tr_current();
+ *     if (!self || try_without_waiting()) return real(...);   // fast path emits nothing
+ *     int traced = tr_block(self, GT_R_MUTEX);                // GoBlock with this call's stack
+ *     if (traced) waitq_add(key, self);                       // so a releaser can find us
+ *     r = real(...);
+ *     if (traced) { waitq_remove(self); tr_unblock(self); }  // back to Running
+ * and of a call that releases waiters:  stk = tr_stack(); waitq_wake(key, self, stk, n).
+ *
+ * Invariants: every function runs between one acquire and one release (tracer.c): errno is
+ * preserved and the thread is inside the tracer meanwhile (its hooks, called by the unwinder or
+ * a signal handler, emit nothing); none allocates with malloc or takes a lock on the event path
+ * (a buffer filling takes the pool lock); calls made while the thread is inside the tracer, not
+ * Running (a signal handler interrupting a wait or a syscall), or untraced return without
+ * emitting; tr_block/tr_syscall_begin return 0 then, and the caller must skip the matching
+ * tr_unblock/tr_syscall_end bookkeeping. */
+#ifndef GOTRACE_TRACER_H
+#define GOTRACE_TRACER_H
+#include "thread.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gt_reason {
+    GT_R_JOIN,
+    GT_R_MUTEX,
+    GT_R_RWLOCK_READ,
+    GT_R_RWLOCK_WRITE,
+    GT_R_CONDVAR,
+    GT_R_SEMAPHORE,
+    GT_R_BARRIER,
+    GT_R_SLEEP,   /* sleeps (docs/blocking.md) */
+    GT_R_NETWORK, /* readiness waits: exactly "network", the word Go's I/O profile keys on */
+    GT_R_COUNT
+};
+void tr_reasons_init(void);
+
+/* The calling thread's record, whatever its state (NULL if it has none). */
+static inline struct gt_thread *tr_self(void)
+{
+    return gt_self;
+}
+/* Whether the calling thread works for the tracer (the flusher, set-up, a stack capture):
+ * what it opens is the tracer's (fds.h). */
+static inline int tr_inside(void)
+{
+    struct gt_thread *t = gt_self;
+    return gt_internal || (t && t->depth);
+}
+/* A thread the tracer did not see being created registers itself (named by entry if given,
+ * else by its stack); NULL if it cannot (then it runs untraced). lifecycle.c's tr_current. */
+struct gt_thread *tr_adopt(void *entry);
+
+/* Threads. tr_create_prepare runs in the creator before the real pthread_create: it writes the
+ * GoCreate (the child's stack names start) and returns the child's state for tr_thread_start,
+ * or NULL (then create the thread untraced; it registers itself when first seen); then exactly
+ * one of tr_create_done / tr_create_failed. */
+struct gt_thread *tr_create_prepare(struct gt_thread *self, void *(*start)(void *), void *arg);
+/* After the real pthread_create, in the creator: the child's handle is known from here (a name
+ * given to it before it runs finds it), and its record may be reaped once it has exited. */
+void tr_create_done(struct gt_thread *child, pthread_t handle);
+void tr_create_failed(struct gt_thread *child);
+/* First thing in the new thread; returns the start routine and sets *arg (the trampoline's). */
+void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *);
+/* Last things a thread does, in two steps so that the hooks wake its joiners (the waiters on
+ * its pthread_t, waitq) in between. tr_exit_begin: 0 if t's exit is not traced (inside the
+ * tracer, exited, never started); else t is back to Running, inside the tracer for good,
+ * *stk is its exit stack and *handle its pthread_t. tr_exit_end: GoDestroy, ProcStop. */
+int tr_exit_begin(struct gt_thread *t, uint64_t *stk, pthread_t *handle);
+void tr_exit_end(struct gt_thread *t);
+/* The main thread, from the main trampoline: registers it with a creation named by main_fn. */
+void tr_main_start(void *main_fn);
+/* The kernel TID of the thread (what glibc records as a lock's owner). */
+static inline int tr_tid(struct gt_thread *t)
+{
+    return (int)atomic_load_explicit(&t->tid, memory_order_relaxed);
+}
+
+/* Waiting. */
+int tr_block(struct gt_thread *self, enum gt_reason reason);
+void tr_unblock(struct gt_thread *self);
+uint64_t tr_stack(void); /* the caller's stack id, for tr_wake */
+/* Waiter t becomes Runnable, woken by self with stack stk; 0 if t was not waiting any more.
+ * Call it only while t is registered in the wait queue the caller holds locked. */
+int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
+
+/* Blocking system calls. */
+int tr_syscall_begin(struct gt_thread *self);
+void tr_syscall_end(struct gt_thread *self);
+
+/* Annotations (hooks/annotations.c): one user event (UserTaskBegin/End, UserRegionBegin/End,
+ * UserLog) with args followed by the caller's stack; bit i of strs marks args[i] as a string
+ * id. 1 if written, 0 if the thread is not Running (nothing written). */
+int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args, unsigned strs);
+/* The open user regions of the calling thread's record (annotations keep them). */
+static inline struct gt_regions *tr_regions(struct gt_thread *self)
+{
+    return &self->regions;
+}
+/* The string id of s (at most max bytes; 0 for NULL or ""), interned by self as the tracer. */
+uint64_t tr_string(struct gt_thread *self, const char *s, size_t max);
+/* Thread names: th is named name (its first max bytes). The named thread writes it as a GoLabel
+ * on its G once per generation, when it next returns to Running, annotates, or exits; at once
+ * when self names itself. Nothing if th is not a traced thread. */
+void tr_set_name(struct gt_thread *self, pthread_t th, const char *name, size_t max);
+#endif

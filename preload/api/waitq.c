@@ -1,0 +1,190 @@
+/* waitq.c: waiters keyed by address. See waitq.h for the invariants. A node's key is written
+ * under its bucket's lock (set by waitq_add, cleared by whoever dequeues it) and read without
+ * it only to find the bucket, then checked again under the lock. */
+#include "waitq.h"
+
+#include "stack.h"
+#include "tracer.h"
+
+#include <limits.h>
+#include <stddef.h>
+
+struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
+
+/* A bucket lock is held with the thread marked inside the tracer, so a signal handler that
+ * interrupts it and calls a hooked function passes straight through instead of spinning on a
+ * lock its own thread holds. */
+static void bucket_lock(struct waitq_bucket *b)
+{
+    if (gt_self) gt_self->depth++;
+    spin_lock(&b->lock);
+}
+
+static void bucket_unlock(struct waitq_bucket *b)
+{
+    spin_unlock(&b->lock);
+    if (gt_self) gt_self->depth--;
+}
+
+static struct gt_thread *thread_of(struct gt_wait *w)
+{
+    return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
+}
+
+/* count, sole and adds change only under the bucket's lock (plain read-modify-writes, no
+ * locked instruction); they are atomics for the lock-free hint readers. sole is the key of
+ * the first thread queued in an empty bucket, WAITQ_MIXED once another key joins, until the
+ * bucket empties; adds counts waitq_add calls (wrapping). */
+static void count_add(struct waitq_bucket *b, int d, void *key)
+{
+    int n = atomic_load_explicit(&b->count, memory_order_relaxed);
+    atomic_store_explicit(&b->count, n + d, memory_order_relaxed);
+    void *sole = atomic_load_explicit(&b->sole, memory_order_relaxed);
+    if (n + d == 0)
+        sole = NULL;
+    else if (n == 0)
+        sole = key;
+    else if (sole != key)
+        sole = WAITQ_MIXED;
+    atomic_store_explicit(&b->sole, sole, memory_order_relaxed);
+}
+
+static void *key_of(struct gt_wait *w)
+{
+    return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
+}
+
+void waitq_add(void *key, struct gt_thread *t)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    struct gt_wait *w = &t->wait;
+    w->next = NULL;
+    bucket_lock(b);
+    __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
+    w->added = atomic_load_explicit(&b->adds, memory_order_relaxed) + 1;
+    atomic_store_explicit(&b->adds, w->added, memory_order_relaxed);
+    w->prev = b->tail;
+    if (b->tail)
+        b->tail->next = w;
+    else
+        b->head = w;
+    b->tail = w;
+    count_add(b, 1, key);
+    bucket_unlock(b);
+}
+
+/* Unlinks w; the caller holds b's lock and w is queued in b. */
+static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        b->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        b->tail = w->prev;
+    count_add(b, -1, key_of(w));
+    __atomic_store_n(&w->key, NULL, __ATOMIC_RELEASE); /* pairs with waitq_remove's acquire */
+}
+
+void waitq_remove(struct gt_thread *t)
+{
+    struct gt_wait *w = &t->wait;
+    /* Acquire: when a waker dequeued it, the waker's accesses to the node (under a bucket lock
+     * this thread may not take) happen before the node's next use. */
+    void *key = __atomic_load_n(&w->key, __ATOMIC_ACQUIRE);
+    if (!key) return; /* a waker dequeued it */
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    if (key_of(w)) unlink_locked(b, w);
+    bucket_unlock(b);
+}
+
+static int count_locked(struct waitq_bucket *b, void *key)
+{
+    int n = 0;
+    for (struct gt_wait *w = b->head; w; w = w->next)
+        n += key_of(w) == key;
+    return n;
+}
+
+int waitq_count(void *key)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    int n = count_locked(b, key);
+    bucket_unlock(b);
+    return n;
+}
+
+static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk,
+                       int max)
+{
+    int woken = 0;
+    for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
+        next = w->next;
+        if (key_of(w) == key && tr_wake(self, thread_of(w), stk)) {
+            unlink_locked(b, w);
+            woken++;
+        }
+    }
+    return woken;
+}
+
+int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    int woken = wake_locked(b, key, self, stk, max);
+    bucket_unlock(b);
+    return woken;
+}
+
+int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    int woken = n == INT_MAX || count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
+    bucket_unlock(b);
+    return woken;
+}
+
+int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    struct gt_wait *sole = NULL;
+    int woken = 0, n = 0;
+    bucket_lock(b);
+    for (struct gt_wait *w = b->head; w; w = w->next)
+        if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the release */
+            sole = w;
+            n++;
+        }
+    if (n == 1 && tr_wake(self, thread_of(sole), stk)) {
+        unlink_locked(b, sole);
+        woken = 1;
+    }
+    bucket_unlock(b);
+    return woken;
+}
+
+void waitq_fork_child(void)
+{
+    for (int i = 0; i < WAITQ_NBUCKETS; i++) {
+        waitq_buckets[i].head = waitq_buckets[i].tail = NULL;
+        atomic_store(&waitq_buckets[i].count, 0);
+        atomic_store(&waitq_buckets[i].sole, NULL);
+        spin_unlock(&waitq_buckets[i].lock);
+    }
+}
+
+GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t)
+{
+    uint64_t stk;
+    pthread_t handle;
+    if (!tr_exit_begin(t, &stk, &handle)) return;
+    waitq_remove(t);
+    waitq_wake((void *)(uintptr_t)handle, t, stk, INT_MAX);
+    tr_exit_end(t);
+}

@@ -1,0 +1,73 @@
+/* waitq.h: the side table of waiting threads, keyed by the address of what they wait on (a
+ * mutex, a condvar, a pthread_t for joins). The application's objects are never written.
+ * Invariants: a thread is in at most one queue (its gt_thread.wait node); it adds itself after
+ * tr_block and removes itself before tr_unblock (a no-op if a waker already dequeued it), so
+ * while a waker holds the bucket lock every queued thread is still inside its wait and tr_wake
+ * cannot wake a later, unrelated wait. A waker dequeues every thread it wakes, so the queue of
+ * a key holds exactly the threads still waiting there that nobody has woken yet.
+ * A lock's releaser wakes after its release, outside its critical section: it reads the
+ * bucket's count of adds before the release, and wakes the key's sole waiter queued by then
+ * (each node keeps the number of its add), so a wake never reaches a wait that began after the
+ * release, even when the waiter left and queued again meanwhile.
+ * Bucket locks are spinlocks held for a few hundred ns; nothing else is locked inside them but
+ * the buffer pool. The bucket's count, sole key and adds are lock-free hints for fast paths. */
+#ifndef GOTRACE_WAITQ_H
+#define GOTRACE_WAITQ_H
+#include "thread.h"
+
+void waitq_add(void *key, struct gt_thread *t);
+void waitq_remove(struct gt_thread *t);
+/* The buckets (waitq.c), here so that the lock-free hint below inlines into the hooks' fast
+ * paths: one multiply and one load. */
+#define WAITQ_NBUCKETS 1024
+struct waitq_bucket {
+    gt_spinlock lock;
+    atomic_int count;   /* threads queued in this bucket, whatever their key */
+    void *_Atomic sole; /* the key of every queued thread; WAITQ_MIXED when keys differ */
+    atomic_uint adds;   /* threads queued in this bucket so far (wraps) */
+    struct gt_wait *head, *tail;
+} __attribute__((aligned(64)));
+extern struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
+static inline struct waitq_bucket *waitq_bucket_of(void *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+    return &waitq_buckets[h >> 54];
+}
+/* Threads queued in key's bucket, whatever their key (a hint: no lock). */
+static inline int waitq_bucket_count(void *key)
+{
+    return atomic_load_explicit(&waitq_bucket_of(key)->count, memory_order_relaxed);
+}
+/* Whether every thread queued in key's bucket waits on key (a hint: no lock). */
+#define WAITQ_MIXED ((void *)1)
+static inline int waitq_bucket_only(void *key)
+{
+    return atomic_load_explicit(&waitq_bucket_of(key)->sole, memory_order_relaxed) == key;
+}
+/* The number of threads ever queued in key's bucket (a hint: no lock). */
+static inline unsigned waitq_adds(void *key)
+{
+    return atomic_load_explicit(&waitq_bucket_of(key)->adds, memory_order_relaxed);
+}
+static inline int waitq_has_waiters(void *key)
+{
+    return waitq_bucket_count(key) != 0;
+}
+/* Number of threads queued on key. */
+int waitq_count(void *key);
+/* Wakes up to max waiters on key, oldest first (tr_wake with stack stk) and dequeues them;
+ * returns how many. */
+int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max);
+/* Wakes every waiter on key (as waitq_wake) only if exactly n are queued (n == INT_MAX: however
+ * many); returns how many. */
+int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n);
+/* After a release: wakes the waiter on key (as waitq_wake) that was queued before the bucket's
+ * adds read adds, if exactly one such is still queued; returns how many. */
+int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds);
+/* Thread t's last events (tracer.h, tr_exit_begin/tr_exit_end), with its joiners (the waiters
+ * on its pthread_t) woken in between and t out of any queue (cancelled, or exiting inside a
+ * wait); nothing if its exit is not traced. */
+void waitq_thread_exit(struct gt_thread *t);
+/* After fork, in the child: every queue empty (the waiters were the parent's threads). */
+void waitq_fork_child(void);
+#endif

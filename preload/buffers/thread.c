@@ -1,0 +1,207 @@
+/* thread.c: thread and P allocation, the registry. See thread.h for the invariants.
+ * Memory comes from mmap'd slabs, never malloc. A reaped thread waits two generations in limbo
+ * before reuse, so a waker still holding its address never touches a new thread's state. */
+#include "thread.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+__thread struct gt_thread *gt_self TLS_IE;
+__thread int gt_internal TLS_IE;
+
+#define SLAB_THREADS 64
+#define SLAB_PROCS 256
+
+static gt_spinlock reg_lock;
+static struct gt_thread *reg_head, *reg_tail;
+/* Reaped threads: limbo[0] those reaped by the last thread_reap, limbo[1] by the one before;
+ * each thread_reap (one per generation) makes limbo[1] reusable. */
+static struct gt_thread *limbo[2], *reusable;
+static _Atomic uint64_t next_g = 1;
+
+static gt_spinlock proc_lock;
+static struct gt_p *proc_free;
+static uint64_t next_p;
+
+static void *slab(size_t bytes)
+{
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+/* The record's arrays that are only read up to a count kept elsewhere in it: a reused record
+ * need not zero them (8.1 of its 8.6 KiB), and a fresh one (zeroed by mmap) is not written at
+ * all, so a short-lived thread touches only the lines it uses. The asserts keep every other
+ * field inside a zeroed range. */
+#define T_OFF(f) offsetof(struct gt_thread, f)
+#define T_END(f) (T_OFF(f) + sizeof(((struct gt_thread *)0)->f))
+_Static_assert(T_END(memo) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
+               "the skipped memo walks and prefix bytes are followed by zeroed fields");
+_Static_assert(T_OFF(prefix[0].bytes) == T_OFF(prefix[0]), "a prefix's bytes start it");
+_Static_assert(offsetof(struct stack_memo, scratch) + sizeof(struct walk_chain) ==
+                   sizeof(struct stack_memo),
+               "the memo's recorded walks end it");
+static void thread_clear(struct gt_thread *t)
+{
+    char *b = (char *)t;
+    memset(b, 0, T_OFF(memo.chain)); /* the memo's walks: read only below memo.used */
+    for (int i = 0; i < 2; i++)      /* a prefix's bytes: read only below its len */
+        memset(t->prefix[i].bytes + GT_PREFIX_MAX, 0, sizeof t->prefix[i] - GT_PREFIX_MAX);
+    memset(b + T_OFF(exit_gen), 0, T_OFF(regions.open) - T_OFF(exit_gen));
+    /* the open regions: read only below regions.depth */
+    memset(b + T_END(regions), 0, sizeof *t - T_END(regions));
+}
+
+struct gt_thread *thread_alloc(void)
+{
+    static struct gt_thread *fresh;
+    static size_t fresh_left;
+    struct gt_thread *t = NULL;
+    int reused = 0;
+    spin_lock(&reg_lock);
+    if (reusable) {
+        t = reusable;
+        reusable = t->next;
+        reused = 1;
+    } else {
+        if (!fresh_left) {
+            fresh = slab(sizeof(struct gt_thread) * SLAB_THREADS);
+            fresh_left = fresh ? SLAB_THREADS : 0;
+        }
+        if (fresh_left) {
+            t = fresh++;
+            fresh_left--;
+        }
+    }
+    spin_unlock(&reg_lock);
+    if (!t) return NULL;
+    if (reused) thread_clear(t); /* a fresh one is all zero */
+    t->g = atomic_fetch_add(&next_g, 1);
+    return t;
+}
+
+void thread_register(struct gt_thread *t)
+{
+    t->next = NULL;
+    spin_lock(&reg_lock);
+    if (reg_tail)
+        reg_tail->next = t;
+    else
+        reg_head = t;
+    reg_tail = t;
+    spin_unlock(&reg_lock);
+}
+
+void thread_requeue(struct gt_thread *t)
+{
+    spin_lock(&reg_lock);
+    struct gt_thread **pp = &reg_head;
+    while (*pp && *pp != t)
+        pp = &(*pp)->next;
+    if (*pp && t != reg_tail) {
+        *pp = t->next;
+        t->next = NULL;
+        reg_tail->next = t;
+        reg_tail = t;
+    }
+    spin_unlock(&reg_lock);
+}
+
+void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
+{
+    spin_lock(&reg_lock);
+    for (struct gt_thread *t = reg_head; t; t = t->next)
+        fn(t, ctx);
+    spin_unlock(&reg_lock);
+}
+
+struct gt_thread *thread_find(pthread_t th)
+{
+    struct gt_thread *t;
+    spin_lock(&reg_lock);
+    for (t = reg_head; t; t = t->next)
+        if (atomic_load(&t->handle) == th && !atomic_load(&t->exited)) break;
+    spin_unlock(&reg_lock);
+    return t;
+}
+
+void thread_reap(uint64_t gen)
+{
+    spin_lock(&reg_lock);
+    if (limbo[1]) {
+        struct gt_thread *last = limbo[1];
+        while (last->next)
+            last = last->next;
+        last->next = reusable;
+        reusable = limbo[1];
+    }
+    limbo[1] = limbo[0];
+    limbo[0] = NULL;
+    struct gt_thread **pp = &reg_head, *prev = NULL;
+    while (*pp) {
+        struct gt_thread *t = *pp;
+        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->exit_gen <= gen &&
+            !atomic_load_explicit(&t->creating, memory_order_acquire)) {
+            *pp = t->next;
+            if (reg_tail == t) reg_tail = prev;
+            t->next = limbo[0];
+            limbo[0] = t;
+        } else {
+            prev = t;
+            pp = &t->next;
+        }
+    }
+    spin_unlock(&reg_lock);
+}
+
+void thread_fork_prepare(void)
+{
+    spin_lock(&reg_lock);
+    spin_lock(&proc_lock);
+}
+
+void thread_fork_parent(void)
+{
+    spin_unlock(&proc_lock);
+    spin_unlock(&reg_lock);
+}
+
+void thread_fork_child(void)
+{
+    reg_head = reg_tail = NULL;
+    thread_fork_parent();
+}
+
+struct gt_p *proc_get(void)
+{
+    static struct gt_p *fresh;
+    static size_t fresh_left;
+    spin_lock(&proc_lock);
+    struct gt_p *p = proc_free;
+    if (p) {
+        proc_free = p->next_free;
+    } else {
+        if (!fresh_left) {
+            fresh = slab(sizeof(struct gt_p) * SLAB_PROCS);
+            fresh_left = fresh ? SLAB_PROCS : 0;
+        }
+        if (fresh_left) {
+            p = fresh++;
+            fresh_left--;
+            p->id = next_p++;
+            atomic_store(&p->word, word_make(0, GO_P_IDLE, 0));
+        }
+    }
+    spin_unlock(&proc_lock);
+    return p;
+}
+
+void proc_put(struct gt_p *p)
+{
+    spin_lock(&proc_lock);
+    p->next_free = proc_free;
+    proc_free = p;
+    spin_unlock(&proc_lock);
+}

@@ -1,7 +1,0 @@
-/* entry.c: the library's entry points: the constructor starts the tracer, the destructor
- * (after the program's own exit handlers) writes the last generation.
- * Invariant: kept out of the core archive, so unit tests linking the core never trace. */
-#include "tracer.h"
-
-__attribute__((constructor)) static void gotrace_ctor(void) { tracer_init(); }
-__attribute__((destructor)) static void gotrace_dtor(void) { tracer_shutdown(); }

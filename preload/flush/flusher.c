@@ -1,0 +1,242 @@
+/* flusher.c: the flusher thread and the asked writes. See flusher.h for the invariants. */
+#include "flusher.h"
+
+#include "clock.h"
+#include "gen.h"
+#include "generation.h"
+#include "log.h"
+#include "output.h"
+#include "plainlock.h"
+#include "real.h"
+#include "symbolize.h"
+#include "thread.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ASK_WAIT_MS 30000 /* how long a thread waits for a write it asked of the flusher */
+
+static struct {
+    uint32_t period_ms;
+    atomic_int stopped;             /* the final write is done */
+    atomic_int running;             /* a flusher thread exists (or is being started) */
+    _Atomic uint32_t started;       /* the flusher thread runs its own code (flusher_main) */
+    _Atomic uint32_t asked, served; /* writes asked of the flusher thread, and done */
+    atomic_int final_asked;         /* the asked write is the last one */
+} F;
+
+static __thread int on_flusher; /* this is the flusher thread */
+
+/* True when every other thread of the process has ended (a main thread that called
+ * pthread_exit stays listed as a zombie until the process exits). */
+static int only_thread_left(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    int others = 0;
+    pid_t me = gettid();
+    for (struct dirent *e; (e = readdir(d)) && !others;) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == me) continue;
+        char path[300], buf[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) close(fd);
+        if (n <= 0) continue;
+        buf[n] = 0;
+        const char *rp = strrchr(buf, ')'); /* the state follows the command name */
+        if (!rp || rp[1] != ' ' || (rp[2] != 'Z' && rp[2] != 'X')) others = 1;
+    }
+    closedir(d);
+    return !others;
+}
+
+/* Sleeps while *w == val, at most ms. The tracer's own futex calls bypass the syscall hook
+ * (they are not the program's system calls). */
+static void futex_wait_ms(_Atomic uint32_t *w, uint32_t val, uint32_t ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    REAL(syscall)(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *w)
+{
+    REAL(syscall)(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* One switch and write (the last one if final), on any thread. */
+static void switch_locked(int final)
+{
+    output_lock();
+    if (!atomic_load(&F.stopped)) {
+        generation_switch();
+        if (final) {
+            atomic_store(&F.stopped, 1);
+            gen_stop();
+        }
+    }
+    output_unlock();
+}
+
+/* What the flusher thread does this round: 0 nothing, 1 a switch, 2 the final write. */
+static int round_work(uint32_t asked, uint64_t next)
+{
+    int serve = asked != atomic_load(&F.served); /* threads wait for it (flusher_ask) */
+    if (serve && atomic_load(&F.final_asked)) return 2;
+    /* A size request counts only for the generation it was made in: threads that found the
+     * old one full between its switch's start and its end ask nothing more. */
+    int kicked = gen_take_kick();
+    return kicked || gen_full_due() || serve || gt_now_ns() >= next;
+}
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    gt_internal = 1;
+    on_flusher = 1;
+    plainlock_tracer_thread();
+    atomic_store(&F.started, 1); /* its set-up (allocations) is over: see flusher_fork_prepare */
+    futex_wake_all(&F.started);
+    uint64_t next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
+    while (!atomic_load(&F.stopped)) {
+        int idle = gen_live() == 0;
+        uint64_t now = gt_now_ns();
+        if (now < next) {
+            uint64_t left_ms = (next - now + 999999) / 1000000;
+            gen_wait(idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
+        }
+        gen_take_wake(); /* what wakes it from now on is seen in the next round */
+        uint32_t asked = atomic_load(&F.asked);
+        if (asked == atomic_load(&F.served) && idle && only_thread_left()) {
+            /* Every application thread has ended (main called pthread_exit): glibc would now
+             * exit with status 0; this thread must not keep the process alive. */
+            flusher_final();
+            exit(0);
+        }
+        int work = round_work(asked, next);
+        if (!work) continue;
+        switch_locked(work == 2);
+        next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
+        if (asked != atomic_load(&F.served)) {
+            atomic_store(&F.served, asked);
+            futex_wake_all(&F.served);
+        }
+    }
+    atomic_store(&F.running, 0);
+    return NULL;
+}
+
+/* The flusher thread, detached, with every signal blocked (the program's signals go to its
+ * own threads). */
+static int start_thread(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    atomic_store(&F.running, 1);
+    atomic_store(&F.started, 0);
+    int r = REAL(pthread_create)(&th, &attr, flusher_main, NULL);
+    if (r != 0) atomic_store(&F.running, 0);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        gt_log("cannot start the flusher thread: %s; running untraced", strerror(r));
+        output_close();
+        return -1;
+    }
+    return 0;
+}
+
+int flusher_start(const struct gt_config *cfg, const char *path)
+{
+    F.period_ms = cfg->period_ms;
+    if (output_open(path) != 0) return -1;
+    if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    return start_thread();
+}
+
+/* A write asked of the flusher thread, when there is one and this is not it. 1 when written,
+ * 0 when the caller must write itself, -1 when the flusher did not answer in time. */
+static int flusher_ask(int last)
+{
+    if (!atomic_load(&F.running) || on_flusher) return 0;
+    if (last) atomic_store(&F.final_asked, 1);
+    uint32_t mine = atomic_fetch_add(&F.asked, 1) + 1;
+    gen_kick();
+    uint64_t end = gt_now_ns() + ASK_WAIT_MS * 1000000ull, now;
+    for (;;) {
+        uint32_t served = atomic_load(&F.served);
+        if ((int32_t)(served - mine) >= 0) return 1;
+        if (!atomic_load(&F.running)) return 0; /* it ended (a last write): nothing to do */
+        if ((now = gt_now_ns()) >= end) break;
+        futex_wait_ms(&F.served, served, (uint32_t)((end - now) / 1000000 + 1));
+    }
+    gt_log("the flusher did not write within %d s; %s keeps the generations written so far",
+           ASK_WAIT_MS / 1000, output_path());
+    return -1;
+}
+
+void flusher_flush_now(void)
+{
+    if (flusher_ask(0) == 0) switch_locked(0);
+}
+
+void flusher_code_unloaded(void)
+{
+    generation_code_unloaded();
+}
+
+void flusher_final(void)
+{
+    if (flusher_ask(1) != 0) return;
+    switch_locked(1);
+    gen_kick();
+}
+
+/* A fork while the flusher thread is still being set up could copy an allocator lock its
+ * set-up holds (glibc's malloc is safe across fork, a sanitizer's allocator is not), and the
+ * child's own flusher thread would then never start: a process that forks again at once (a
+ * shell) waits for its flusher first, at most 1 s. Then no write runs during the fork. */
+void flusher_fork_prepare(void)
+{
+    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started); i++)
+        futex_wait_ms(&F.started, 0, 10);
+    output_lock();
+}
+
+void flusher_fork_parent(void)
+{
+    output_unlock();
+}
+
+int flusher_fork_child(const char *path)
+{
+    output_close(); /* the parent's; its lock stays with the parent's descriptor */
+    output_unlock();
+    if (!path) {
+        atomic_store(&F.stopped, 1);
+        gen_stop();
+        return 0;
+    }
+    output_open_lazily(path);
+    generation_fork_child();
+    atomic_store(&F.stopped, 0);
+    atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
+    atomic_store(&F.asked, 0);
+    atomic_store(&F.served, 0);
+    atomic_store(&F.final_asked, 0);
+    return start_thread();
+}

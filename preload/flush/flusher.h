@@ -1,0 +1,30 @@
+/* flusher.h: the flusher thread and the writes other threads ask of it (Go's trace reader
+ * goroutine). It switches the generation every period (sooner when the generation's full
+ * buffers pass the configured size or a thread kicks it: gen.h) and writes the old one
+ * (generation.h). The writes that other threads need now (exec, abort, dlclose, exit) are
+ * asked of it (flusher_ask), since the asking thread may be in a signal handler that
+ * interrupted malloc, and writing allocates.
+ * Invariants: every switch and write runs under the output lock; the flusher thread never
+ * emits events (gt_internal) and blocks every signal; only a process without a flusher thread
+ * writes on the asking thread; nothing is written after the final write; a process whose
+ * every application thread has ended (main called pthread_exit) exits with status 0 after the
+ * final write, as glibc would (the flusher thread must not keep it alive). */
+#ifndef GOTRACE_FLUSHER_H
+#define GOTRACE_FLUSHER_H
+#include "config.h"
+
+/* Opens the output, sets symbolization up and starts the flusher thread; -1 after a message
+ * (the program then runs untraced). */
+int flusher_start(const struct gt_config *cfg, const char *path);
+void flusher_flush_now(void); /* switch and write synchronously (before exec) */
+void flusher_final(void);     /* last switch and write; nothing is written after it */
+/* A library was unloaded: the next generation written symbolizes with fresh module maps. */
+void flusher_code_unloaded(void);
+/* Fork: prepare takes the output lock (waiting for a switch in progress), parent and child
+ * release it. In the child, with a path: a fresh flusher thread writes PATH (opened when the
+ * first generation is written, so a child that only execs leaves no file), from file
+ * generation 1; 0, or -1 after a message. Without: nothing more is written (untraced). */
+void flusher_fork_prepare(void);
+void flusher_fork_parent(void);
+int flusher_fork_child(const char *path);
+#endif

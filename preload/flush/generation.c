@@ -1,0 +1,234 @@
+/* generation.c: the generation switch. See generation.h for the invariants. Runs on the
+ * flusher thread or a thread that asked for a write, as the tracer (never emits); it may
+ * allocate (never on the event path). */
+#include "generation.h"
+
+#include "clock.h"
+#include "cpuprof.h"
+#include "encode.h"
+#include "event.h"
+#include "fence.h"
+#include "gen.h"
+#include "go_wire.h"
+#include "invariant.h"
+#include "log.h"
+#include "output.h"
+#include "stack.h"
+#include "status.h"
+#include "strtab.h"
+#include "symbolize.h"
+#include "thread.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct {
+    struct gt_bytes out;
+    struct gt_bytes mless[2]; /* statuses of threads without an M (created, not started) */
+    uint64_t mless_ts[2];
+    struct gt_thread **snap; /* the registry at the switch */
+    size_t nsnap, capsnap;
+    atomic_int code_unloaded; /* a library was unloaded: the symbol cache is stale */
+} G;
+
+/* ---- statuses at the switch ---- */
+
+struct prefix_ctx {
+    uint8_t *bytes;
+    uint32_t *len;
+};
+
+static void prefix_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    struct prefix_ctx *c = ctx;
+    uint8_t tmp[GT_EV_MAX];
+    size_t k = (size_t)(ev_encode(tmp, type, 0, n, args) - tmp);
+    GT_ASSERT(*c->len + k <= GT_PREFIX_MAX); /* at most a G's and a P's status */
+    if (*c->len + k > GT_PREFIX_MAX) {       /* a generation without it would not validate */
+        gen_fail("internal error: a thread's statuses do not fit its prefix");
+        return;
+    }
+    memcpy(c->bytes + *c->len, tmp, k);
+    *c->len += (uint32_t)k;
+}
+
+static void mless_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
+{
+    enc_event(ctx, type, n, args);
+}
+
+static void snap_one(struct gt_thread *t, void *ctx)
+{
+    (void)ctx;
+    if (G.nsnap == G.capsnap) {
+        size_t cap = G.capsnap ? G.capsnap * 2 : 256;
+        struct gt_thread **s = realloc(G.snap, cap * sizeof *s);
+        if (!s) {
+            gen_fail("out of memory while ending a generation");
+            return;
+        }
+        G.snap = s;
+        G.capsnap = cap;
+    }
+    G.snap[G.nsnap++] = t;
+}
+
+/* Waits until t is not inside a section that began before the switch. */
+static int wait_section(struct gt_thread *t)
+{
+    uint32_t s = atomic_load_explicit(&t->seq, memory_order_seq_cst); /* after fence_sync */
+    if (!(s & 1)) return 0;
+    uint64_t deadline = gt_now_ns() + 2000000000ull;
+    for (unsigned i = 0; atomic_load_explicit(&t->seq, memory_order_acquire) == s; i++) {
+        if (i > 100) {
+            if (gt_now_ns() > deadline) return -1;
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 0;
+}
+
+/* ---- encoding the generation ---- */
+
+struct visit {
+    uint64_t gen;  /* internal number */
+    uint64_t file; /* number in the file */
+};
+
+static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
+{
+    const struct visit *v = ctx;
+    struct sym_frame fr[GO_MAX_STACK_FRAMES];
+    int nf = 0;
+    for (int i = 0; i < n && nf < GO_MAX_STACK_FRAMES; i++)
+        nf += sym_lookup(pcs[i], fr + nf, GO_MAX_STACK_FRAMES - nf);
+    for (int i = 0; i < nf; i++) {
+        str_mark(fr[i].func_str, v->gen);
+        str_mark(fr[i].file_str, v->gen);
+    }
+    enc_stack(&G.out, v->file, id, fr, nf);
+}
+
+static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
+{
+    const struct visit *v = ctx;
+    if (id) enc_string(&G.out, v->file, id, s, len);
+}
+
+struct sample_ctx {
+    uint64_t file;
+    int open;
+};
+
+static void visit_sample(void *ctx, const uint64_t rec[5])
+{
+    struct sample_ctx *c = ctx;
+    enc_cpu_sample(&G.out, c->file, rec, &c->open);
+}
+
+/* Every thread's batches of parity par: statuses first, then full buffers, then the current. */
+static void encode_batches(int par, uint64_t fg)
+{
+    if (G.mless[par].len)
+        enc_batch(&G.out, fg, GO_NO_THREAD, G.mless_ts[par], G.mless[par].p, G.mless[par].len);
+    for (size_t i = 0; i < G.nsnap; i++) {
+        struct gt_thread *t = G.snap[i];
+        uint64_t m = (uint64_t)atomic_load(&t->tid);
+        if (t->prefix[par].len)
+            enc_batch(&G.out, fg, m, t->prefix[par].ts, t->prefix[par].bytes, t->prefix[par].len);
+        struct gt_stream *st = &t->stream[par];
+        for (struct gt_buf *b = st->full_head; b; b = b->next)
+            if (b->len) enc_batch(&G.out, fg, m, b->base_ts, b->data, b->len);
+        if (st->cur && st->len) enc_batch(&G.out, fg, m, st->cur->base_ts, st->cur->data, st->len);
+    }
+}
+
+/* Encodes generation gen (internal number) as the file's next one and writes it. */
+static void write_generation(uint64_t gen)
+{
+    if (atomic_exchange(&G.code_unloaded, 0)) { /* its addresses may now hold other code */
+        sym_fini();
+        if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+    }
+    uint64_t fg = output_generations() + 1;
+    G.out.len = 0;
+    if (fg == 1) enc_put(&G.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
+    size_t events_start = G.out.len;
+    encode_batches((int)(gen & 1), fg);
+    if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
+        struct sample_ctx sc = {fg, 0};
+        cpuprof_drain(gen, G.snap, G.nsnap, visit_sample, &sc);
+        if (sc.open) enc_struct_end(&G.out);
+    }
+    if (G.out.len == events_start) return; /* nothing happened: no generation */
+    struct visit v = {gen, fg};
+    enc_struct_begin(&G.out, fg, GO_EV_STACKS);
+    stack_foreach_marked(gen, visit_stack, &v);
+    enc_struct_end(&G.out);
+    enc_struct_begin(&G.out, fg, GO_EV_STRINGS);
+    str_foreach_marked(gen, visit_string, &v);
+    enc_struct_end(&G.out);
+    enc_frequency(&G.out, fg, GT_TICKS_PER_SEC);
+    if (!gen_failed()) (void)output_write(G.out.p, G.out.len);
+}
+
+/* Claims generation next's statuses of every thread of the snapshot, at time ts. */
+static void claim_statuses(uint64_t next, uint64_t ts)
+{
+    int np = (int)(next & 1);
+    G.mless[np].len = 0;
+    G.mless_ts[np] = ts;
+    for (size_t i = 0; i < G.nsnap; i++) {
+        struct gt_thread *t = G.snap[i];
+        t->prefix[np].len = 0;
+        t->prefix[np].ts = ts;
+        struct prefix_ctx pc = {t->prefix[np].bytes, &t->prefix[np].len};
+        status_claim_switch(t, next, prefix_emit, &pc, mless_emit, &G.mless[np]);
+    }
+}
+
+/* Generation n is over: its buffers and statuses go back, its exited threads are reaped. */
+static void release_generation(uint64_t n)
+{
+    int par = (int)(n & 1);
+    for (size_t i = 0; i < G.nsnap; i++) {
+        stream_release(&G.snap[i]->stream[par]);
+        G.snap[i]->prefix[par].len = 0;
+    }
+    G.mless[par].len = 0;
+    thread_reap(n);
+}
+
+void generation_switch(void)
+{
+    uint64_t ts = gt_now();
+    uint64_t n = gen_advance();
+    if (fence_sync() < 0) { /* cannot tell which threads still write generation n */
+        gen_fail("membarrier failed; cannot end a generation safely");
+        return;
+    }
+    G.nsnap = 0;
+    thread_foreach(snap_one, NULL);
+    for (size_t i = 0; i < G.nsnap; i++)
+        if (wait_section(G.snap[i]) < 0) {
+            gen_fail("a thread stayed inside the tracer for 2 s (interrupted by a signal "
+                     "handler that never returned?)");
+            return;
+        }
+    claim_statuses(n + 1, ts);
+    if (!gen_failed()) write_generation(n);
+    release_generation(n);
+}
+
+void generation_code_unloaded(void)
+{
+    atomic_store(&G.code_unloaded, 1);
+}
+
+void generation_fork_child(void)
+{
+    G.nsnap = 0;
+    G.mless[0].len = G.mless[1].len = 0;
+}

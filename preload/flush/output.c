@@ -1,0 +1,166 @@
+/* output.c: the trace file. See output.h for the invariants. */
+#include "output.h"
+
+#include "config.h"
+#include "fds.h"
+#include "gen.h"
+#include "log.h"
+#include "real.h"
+#include "spinlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct {
+    gt_spinlock lock;
+    int fd;
+    dev_t dev; /* the output file the tracer opened (fd may be replaced behind its back) */
+    ino_t ino;
+    char path[GT_PATH_MAX];
+    uint64_t generations; /* written so far */
+    off_t good_size;      /* bytes of those generations */
+} O = {.fd = -1};
+
+void output_lock(void)
+{
+    spin_lock(&O.lock);
+}
+
+void output_unlock(void)
+{
+    spin_unlock(&O.lock);
+}
+
+const char *output_path(void)
+{
+    return O.path;
+}
+
+uint64_t output_generations(void)
+{
+    return O.generations;
+}
+
+/* A dup2 by the program onto the output's number: the output moves (under the output lock, so
+ * no write is under way) and the program gets the number. */
+static int move_output(int fd)
+{
+    output_lock();
+    int moved = fds_high_dup(fd);
+    if (moved >= 0 && O.fd == fd) O.fd = moved;
+    output_unlock();
+    return moved;
+}
+
+/* A regular file is truncated; anything else (a device, a FIFO) is written as it is. */
+static int open_path(void)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(O.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ftruncate(fd, 0) == 0)) {
+                O.dev = st.st_dev;
+                O.ino = st.st_ino;
+                return fds_keep(fd, move_output);
+            }
+            REAL(close)(fd);
+            return -1;
+        }
+        REAL(close)(fd);
+        char taken[GT_PATH_MAX];
+        snprintf(taken, sizeof taken, "%s", O.path);
+        gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
+               taken, (long)getpid(), taken, (long)getpid());
+        snprintf(O.path, sizeof O.path, "%.*s.%ld", GT_PATH_MAX - 24, taken, (long)getpid());
+    }
+    errno = EBUSY;
+    return -1;
+}
+
+/* The state of a fresh output at path (nothing written yet). */
+static void reset(const char *path)
+{
+    snprintf(O.path, sizeof O.path, "%s", path);
+    O.generations = 0;
+    O.good_size = 0;
+    gen_set_output_name(O.path);
+}
+
+int output_open(const char *path)
+{
+    reset(path);
+    O.fd = open_path();
+    if (O.fd < 0) {
+        gt_log("cannot create trace file %s: %s; running untraced", O.path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void output_open_lazily(const char *path)
+{
+    reset(path);
+    O.fd = -1;
+}
+
+/* O.fd still refers to the file opened here: the hooks keep the program off it, but a system
+ * call they do not see (inline assembly, libc's internal calls) can close or replace it, and
+ * the tracer must then not write, truncate or close what the number refers to now. */
+static int intact(void)
+{
+    struct stat st;
+    return fds_is_kept(O.fd) && fstat(O.fd, &st) == 0 && st.st_dev == O.dev && st.st_ino == O.ino;
+}
+
+static int write_all(const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(O.fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int output_write(const uint8_t *p, size_t n)
+{
+    if (O.fd < 0) O.fd = open_path(); /* lazily, in a forked child */
+    if (O.fd >= 0 && !intact()) {
+        fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
+        O.fd = -1;
+        gen_fail(NULL);
+        gt_log("the program closed or replaced the descriptor of %s behind the tracer's back "
+               "(a raw system call); tracing stops, the file keeps %llu complete generation(s)",
+               O.path, (unsigned long long)O.generations);
+        return -1;
+    }
+    if (O.fd < 0 || write_all(p, n) < 0) {
+        int e = errno;
+        if (ftruncate(O.fd, O.good_size) < 0) { /* keep what was whole; nothing else to do */
+        }
+        gen_fail(NULL);
+        gt_log("cannot write %s: %s; tracing stops, the file keeps %llu complete generation(s)",
+               O.path, strerror(e), (unsigned long long)O.generations);
+        return -1;
+    }
+    O.good_size += (off_t)n;
+    O.generations++;
+    return 0;
+}
+
+void output_close(void)
+{
+    if (O.fd < 0) return;
+    fds_forget(O.fd);
+    if (intact()) REAL(close)(O.fd);
+    O.fd = -1;
+}

@@ -1,0 +1,30 @@
+/* output.h: the trace file. Opened at a high descriptor number (fds.h), locked against other
+ * traced processes given the same path (the second one writes PATH.<pid>), written one whole
+ * generation per call.
+ * Invariants: generations are written whole or not at all: a failed write truncates the file
+ * back to the generations written before it, and nothing more is written after a failure;
+ * before each write the descriptor is checked to still refer to the file opened here (device
+ * and inode): one that the program closed or replaced with a system call the hooks do not see
+ * ends tracing with one message, and is never written, truncated or closed by the tracer. The
+ * output lock is held by whoever switches and writes generations (flusher.c) and by a dup2 of
+ * the program onto the output's number (the output then moves), so no write is under way
+ * meanwhile. */
+#ifndef GOTRACE_OUTPUT_H
+#define GOTRACE_OUTPUT_H
+#include <stddef.h>
+#include <stdint.h>
+
+void output_lock(void);
+void output_unlock(void);
+/* Opens path now (-1, after a message, if it cannot be created), or, lazily, at the first
+ * write (a forked child: one that only execs leaves no file). */
+int output_open(const char *path);
+void output_open_lazily(const char *path);
+/* Generations written so far (the next one written is number output_generations() + 1). */
+uint64_t output_generations(void);
+/* Writes one whole generation (the caller holds the output lock); 0, or -1 after tracing
+ * stopped with a message. */
+int output_write(const uint8_t *p, size_t n);
+void output_close(void); /* closes it if it is still the tracer's */
+const char *output_path(void);
+#endif

@@ -1,0 +1,101 @@
+/* hooks.h: the shapes shared by the hooks of calls that wait (hooks/sync.c, hooks/sleep.c,
+ * hooks/syscalls.c). Each shape is a macro (GNU statement expression) that expands inside
+ * the hook: the hook stays the leaf frame of every stack the tracer captures (an inline
+ * function would show as a frame of its own) and never tail-calls the API (stack.h).
+ * Invariants: a shape's value is exactly the value of the real call it wraps, and errno is what
+ * that call left (the tracer API preserves errno); with the thread untraced, inside the tracer
+ * or not Running, only the real call happens. */
+#ifndef GOTRACE_HOOKS_H
+#define GOTRACE_HOOKS_H
+#include "lifecycle.h"
+#include "tracer.h"
+#include "waitq.h"
+
+#include <limits.h>
+#include <time.h>
+
+/* Every interposed function (and the public annotation functions) is exported with this. */
+#define EXPORT __attribute__((visibility("default")))
+
+/* call, made by traced thread self as a wait: GoBlock(reason, hook's stack), then enter (once
+ * blocked), the call, leave, back to Running. */
+#define WAIT_WITH(self, reason, enter, leave, call)                                                \
+    __extension__({                                                                                \
+        int traced_ = tr_block((self), (reason));                                                  \
+        if (traced_) enter;                                                                        \
+        __typeof__(call) r_ = (call);                                                              \
+        if (traced_) {                                                                             \
+            leave;                                                                                 \
+            tr_unblock(self);                                                                      \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
+/* The same, queued on key meanwhile so that a releaser can wake it. */
+#define WAIT_AS(self, key, reason, call)                                                           \
+    WAIT_WITH(self, reason, waitq_add((key), (self)), waitq_remove(self), call)
+
+/* call as a wait that only the waiting thread can end (sleeps, readiness waits), when it may
+ * wait at all (may_wait); otherwise just call. */
+#define SELF_WAIT_IF(may_wait, reason, call)                                                       \
+    __extension__({                                                                                \
+        struct gt_thread *self_ = (may_wait) ? tr_current() : NULL;                                \
+        self_ ? WAIT_WITH(self_, (reason), (void)0, (void)0, (call)) : (call);                     \
+    })
+
+/* call as a blocking system call (GoSyscallBegin with the hook's stack ... GoSyscallEnd) when
+ * it may block at all (may_block); otherwise just call. */
+#define SYSCALL_IF(may_block, call)                                                                \
+    __extension__({                                                                                \
+        struct gt_thread *self_ = (may_block) ? tr_current() : NULL;                               \
+        int traced_ = self_ && tr_syscall_begin(self_);                                            \
+        __typeof__(call) r_ = (call);                                                              \
+        if (traced_) tr_syscall_end(self_);                                                        \
+        r_;                                                                                        \
+    })
+#define SYSCALL(call) SYSCALL_IF(1, call)
+
+/* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many
+ * there are) wakes them with its own stack; nothing when the queue holds another number. The
+ * bucket's count (lock-free) decides: fewer than n queued, nothing to do; exactly n, the usual
+ * case, the stack is captured and one locked look checks and wakes; more: nothing when all of
+ * them wait on key (the bucket's sole key, also lock-free), else the key's waiters are counted
+ * first, so that no stack is captured for nothing. A macro (not an inline function, which
+ * symbolization would show as a frame) so the hook is the leaf. */
+#define WAKE_IF(self, key, n)                                                                      \
+    do {                                                                                           \
+        int in_bucket_ = waitq_bucket_count(key);                                                  \
+        if ((n) < 1 || in_bucket_ < ((n) == INT_MAX ? 1 : (n))) break;                             \
+        if ((n) != INT_MAX && in_bucket_ > (n) &&                                                  \
+            (waitq_bucket_only(key) || waitq_count(key) != (n)))                                   \
+            break;                                                                                 \
+        uint64_t stk_ = tr_stack();                                                                \
+        waitq_wake_if((key), (self), stk_, (n));                                                   \
+    } while (0)
+
+/* A lock's releaser that frees it, around the real release. RELEASE_BEGIN, before it: whether
+ * the lock may have a sole waiter to wake (lock-free hint: exactly one thread queued in key's
+ * bucket; with more, several wait on key or other keys share the bucket, and waiters unblock
+ * themselves), the bucket's adds, and the releaser's stack, captured while the waiter cannot
+ * resume yet (a cold capture takes microseconds). RELEASE_END, after it: the wake itself
+ * (bucket lock, state move, event), outside the critical section, of the waiter queued before
+ * the release (waitq_wake_released). Macros so that the hook is the leaf frame. */
+#define RELEASE_BEGIN(key, adds, stk)                                                              \
+    __extension__({                                                                                \
+        int want_ = waitq_bucket_count(key) == 1;                                                  \
+        (adds) = waitq_adds(key);                                                                  \
+        if (want_) (stk) = tr_stack();                                                             \
+        want_;                                                                                     \
+    })
+#define RELEASE_END(self, key, adds, stk)                                                          \
+    do {                                                                                           \
+        if (waitq_has_waiters(key)) waitq_wake_released((key), (self), (stk), (adds));             \
+    } while (0)
+
+/* Timeouts that may make a call wait: not zero (and well formed, else the call fails at once). */
+static inline int ts_waits(const struct timespec *ts)
+{
+    return ts && ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L &&
+           (ts->tv_sec | ts->tv_nsec) != 0;
+}
+#endif

@@ -1,0 +1,313 @@
+/* hooks/sync.c: interposed pthread synchronization: mutexes, read-write locks, condition
+ * variables, semaphores, barriers (spinlocks are not hooked: a spinning thread runs; see
+ * docs/blocking.md).
+ * Invariants: each hook returns exactly what the real function returns, with the same errno,
+ * and calls it exactly once, except that a lock or semaphore is tried first and the blocking
+ * call made only if the try found it taken; an acquisition that does not wait emits nothing.
+ * Waiters are queued on the primitive's address (for rwlocks, on the lock, whatever the mode);
+ * a releaser wakes them itself only when it knows whom it frees: the sole waiter of a mutex it
+ * really releases, of a rwlock it holds for writing (both after the real release, outside the
+ * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
+ * waiter of a broadcast condvar or of a barrier it completes. glibc objects are only read
+ * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
+ * never written, except by the hooks' own take (and, while the program has one thread,
+ * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
+#include "hooks.h"
+#include "plainlock.h"
+#include "real.h"
+#include "stack.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+/* Keeps the hook's frame around the call that produced r: no tail call into an out-of-line
+ * half in section gotrace_api (stack.h), whose frame captures skip. */
+#define KEEP_FRAME(r) __asm__ volatile("" : "+r"(r))
+
+/* REAL for a fast path: no check, the pointer is never NULL (a stub that resolves first until
+ * real_init ran, real.c). */
+#define REAL_HOT(name) (gt_real.name)
+
+#define MUTEX_KIND_MASK 3 /* glibc's PTHREAD_MUTEX_KIND_MASK_NP: the type bits of __kind */
+
+/* glibc's futex-based calls accept these clocks only, and fail with EINVAL before anything
+ * else for another clock or a malformed time (mutexes check the time only when they wait). */
+static int clock_ok(clockid_t clk)
+{
+    return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}
+static int time_ok(const struct timespec *t)
+{
+    return t->tv_nsec >= 0 && t->tv_nsec < 1000000000L;
+}
+
+/* Body of a hook of a lock that may wait (mutexes, rwlocks): when ok (an expression of self:
+ * the call would not fail at once), try first; block only if the try reports EBUSY. */
+#define TRY_THEN_WAIT(ok, key, reason, try_call, call)                                             \
+    struct gt_thread *self = tr_current();                                                         \
+    if (!self || !(ok)) return call;                                                               \
+    int r = try_call;                                                                              \
+    if (r != EBUSY) return r;                                                                      \
+    return WAIT_AS(self, key, reason, call)
+
+/* ---- mutexes ---- */
+
+/* Whether self's lock of m may wait: not when it fails at once (an error-checking mutex that
+ * self holds: EDEADLK). */
+static int mutex_waits(const pthread_mutex_t *m, struct gt_thread *self)
+{
+    return m->__data.__owner != tr_tid(self) ||
+           (m->__data.__kind & MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK_NP;
+}
+
+/* Whether self unlocking m frees it: self owns it and does not hold it recursively twice. */
+static int mutex_frees(const pthread_mutex_t *m, struct gt_thread *self)
+{
+    return m->__data.__owner == tr_tid(self) &&
+           ((m->__data.__kind & MUTEX_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE_NP ||
+            m->__data.__count <= 1);
+}
+
+/* The waiting half of pthread_mutex_lock, after a trylock found m taken. */
+GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
+{
+    struct gt_thread *self = tr_current();
+    if (!self || !mutex_waits(m, self)) return REAL(pthread_mutex_lock)(m);
+    return WAIT_AS(self, m, GT_R_MUTEX, REAL(pthread_mutex_lock)(m));
+}
+
+/* The try of the lock hooks: the hooks' own for a default mutex (plainlock.h), else glibc's. */
+static inline __attribute__((always_inline)) int mutex_try(pthread_mutex_t *m)
+{
+    int r = plainlock_try(m);
+    return __builtin_expect(r != PLAINLOCK_OTHER, 1) ? r : REAL_HOT(pthread_mutex_trylock)(m);
+}
+
+/* The fast path is one try, traced thread or not: a free mutex is taken at once (a recursive
+ * one held by self too); EBUSY (taken, or an error-checking mutex self holds) goes to the
+ * waiting half, which makes the real lock call. */
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    int r = mutex_try(m);
+    if (__builtin_expect(r != EBUSY, 1)) return r;
+    r = mutex_lock_wait(m);
+    KEEP_FRAME(r);
+    return r;
+}
+
+/* Not a wait: hooked so that a thread's first touch of a mutex passes plainlock_self, and
+ * the lone thread takes a default mutex as glibc would untraced. */
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    return mutex_try(m);
+}
+
+EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+    (void)plainlock_self(); /* a thread's first touch of a mutex, traced or not */
+    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
+                  REAL(pthread_mutex_timedlock)(m, abstime));
+}
+
+EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+                                   const struct timespec *abstime)
+{
+    (void)plainlock_self();
+    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
+                  REAL(pthread_mutex_clocklock)(m, clk, abstime));
+}
+
+/* The waking half of an unlock that found threads queued in m's bucket. */
+GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
+{
+    struct gt_thread *self = tr_current();
+    unsigned adds = 0;
+    uint64_t stk = 0;
+    int wake = self && mutex_frees(m, self) && RELEASE_BEGIN(m, adds, stk);
+    int r = REAL(pthread_mutex_unlock)(m);
+    KEEP_FRAME(r); /* never a tail call: the caller of the real unlock is this function */
+    if (wake && r == 0) RELEASE_END(self, m, adds, stk);
+    return r;
+}
+
+/* glibc's lock word of a mutex held with nobody asleep on it (normal, recursive, error-checking
+ * and adaptive types: a waiter marks it 2 before it sleeps; the word of another type holds a
+ * thread id, or a ceiling, and is 1 only for thread id 1). A waiter that queued here but did not
+ * sleep yet takes the lock without sleeping once it is released, and unblocks itself. */
+#define LLL_HELD_UNCONTENDED 1
+
+/* The lone thread releases a default mutex itself (plainlock.h). Fast path: a lock word that
+ * says nobody sleeps (the word's line is the caller's already), or nobody queued in m's bucket
+ * (one more load), then a tail call. */
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (plainlock_unlock(m) == 0) return 0;
+    if (__builtin_expect(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) !=
+                                 LLL_HELD_UNCONTENDED &&
+                             waitq_has_waiters(m),
+                         0)) {
+        int r = mutex_unlock_wake(m);
+        KEEP_FRAME(r);
+        return r;
+    }
+    return REAL_HOT(pthread_mutex_unlock)(m);
+}
+
+/* ---- read-write locks (glibc checks the time first, even for a free lock) ---- */
+
+/* Whether self holds l for writing (then its lock calls fail at once with EDEADLK, and its
+ * unlock frees l). */
+static int writer_of(const pthread_rwlock_t *l, struct gt_thread *self)
+{
+    return l->__data.__cur_writer == tr_tid(self);
+}
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ, REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_rdlock)(l));
+}
+
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE, REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_wrlock)(l));
+}
+
+EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
+                  REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_timedrdlock)(l, abstime));
+}
+
+EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
+                  REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_timedwrlock)(l, abstime));
+}
+
+EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
+                  REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_clockrdlock)(l, clk, abstime));
+}
+
+EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *abstime)
+{
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
+                  REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_clockwrlock)(l, clk, abstime));
+}
+
+/* A writer's unlock frees the lock; a reader's may leave other readers holding it. */
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+    struct gt_thread *self = tr_current();
+    unsigned adds = 0;
+    uint64_t stk = 0;
+    int wake = self && writer_of(l, self) && RELEASE_BEGIN(l, adds, stk);
+    int r = REAL(pthread_rwlock_unlock)(l);
+    if (wake && r == 0) RELEASE_END(self, l, adds, stk);
+    return r;
+}
+
+/* ---- condition variables (the GLIBC_2.3.2 versions, real.h) ---- */
+
+/* Body of a condvar wait hook: the wait first releases the mutex (waking its sole waiter, as
+ * an unlock would), then blocks on the condvar. */
+#define COND_WAIT(c, m, call)                                                                      \
+    struct gt_thread *self = tr_current();                                                         \
+    if (!self) return call;                                                                        \
+    if (mutex_frees(m, self)) WAKE_IF(self, m, 1);                                                 \
+    return WAIT_AS(self, c, GT_R_CONDVAR, call)
+
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_wait)(c, m));
+}
+
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                  const struct timespec *abstime)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_timedwait)(c, m, abstime));
+}
+
+EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                  const struct timespec *abstime)
+{
+    COND_WAIT(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abstime));
+}
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, c, 1);
+    return REAL(pthread_cond_signal)(c);
+}
+
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, c, INT_MAX);
+    return REAL(pthread_cond_broadcast)(c);
+}
+
+/* ---- semaphores (glibc checks the time first, even for an available semaphore) ---- */
+
+/* Body of a semaphore wait hook: when ok, sem_trywait first; block only if it failed. */
+#define SEM_WAIT(ok, s, call)                                                                      \
+    struct gt_thread *self;                                                                        \
+    if (!(ok) || !(self = tr_current())) return call;                                              \
+    int saved = errno;                                                                             \
+    if (REAL(sem_trywait)(s) == 0) return 0;                                                       \
+    errno = saved;                                                                                 \
+    return WAIT_AS(self, s, GT_R_SEMAPHORE, call)
+
+EXPORT int sem_wait(sem_t *s)
+{
+    SEM_WAIT(1, s, REAL(sem_wait)(s));
+}
+
+EXPORT int sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+    SEM_WAIT(time_ok(abstime), s, REAL(sem_timedwait)(s, abstime));
+}
+
+EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
+{
+    SEM_WAIT(clock_ok(clk) && time_ok(abstime), s, REAL(sem_clockwait)(s, clk, abstime));
+}
+
+EXPORT int sem_post(sem_t *s)
+{
+    struct gt_thread *self = tr_current();
+    if (self) WAKE_IF(self, s, 1);
+    return REAL(sem_post)(s);
+}
+
+/* ---- barriers ---- */
+
+/* glibc's barrier (nptl/pthreadP.h, unchanged since 2.25) is {in, current_round, count,
+ * shared, out}: count is the number of threads per round. */
+static int barrier_count(const pthread_barrier_t *b)
+{
+    return (int)((const unsigned *)(const void *)b)[2];
+}
+
+/* The thread that finds all the others queued completes the round: it wakes them and does not
+ * wait; every other thread blocks. */
+EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    struct gt_thread *self = tr_current();
+    if (!self) return REAL(pthread_barrier_wait)(b);
+    int others = barrier_count(b) - 1;
+    if (waitq_count(b) == others) {
+        WAKE_IF(self, b, others);
+        return REAL(pthread_barrier_wait)(b);
+    }
+    return WAIT_AS(self, b, GT_R_BARRIER, REAL(pthread_barrier_wait)(b));
+}

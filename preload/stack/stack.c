@@ -1,0 +1,249 @@
+/* stack.c: stack capture with the fast CFI walker (walk.h), falling back to libunwind's
+ * unw_backtrace for stacks it cannot walk, and the process-wide stack table (an intern set
+ * keyed by the pc array). See stack.h for the
+ * invariants. Frame selection: leading frames whose return address lies in section gotrace_api
+ * (stack_capture itself and the tracer API) are dropped; the stack ends before the first frame
+ * in section gotrace_tramp; at most max_depth frames are kept. The section bounds come from the
+ * linker's __start_/__stop_ symbols (weak: an absent section selects nothing). */
+#define UNW_LOCAL_ONLY
+#include "stack.h"
+
+#include "go_wire.h"
+#include "intern.h"
+#include "walk.h"
+
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
+
+#define SECTION_BOUNDS(name)                                                                       \
+    extern const char __start_##name[] __attribute__((weak, visibility("hidden")));                \
+    extern const char __stop_##name[] __attribute__((weak, visibility("hidden")))
+SECTION_BOUNDS(gotrace_api);
+SECTION_BOUNDS(gotrace_tramp);
+
+static struct intern_set stacks;
+static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
+static int capture; /* capture enabled */
+static int ready;   /* table initialised */
+
+/* libunwind (the general unwinder, for the frames walk.c cannot walk) keeps a per-thread
+ * trace cache whatever the caching policy: a table of 2^14 frame slots (256 KiB) that it mmaps
+ * and fills on a thread's first unw_backtrace and frees at the thread's exit, through a pthread
+ * key. A slot whose address is 0 is empty, so a zeroed page is as good as libunwind's own empty
+ * slots: a thread's first fallback drops every page of its new table (trim_trace_cache), and
+ * the thread then holds only the pages its own frames touch. */
+static pthread_key_t cache_key;
+static int cache_key_known;
+static int warming; /* stack_init's first capture, the one that makes libunwind create its key */
+static __thread int fell_back; /* this thread has used libunwind */
+static _Atomic uint32_t epoch; /* memos recorded in another epoch are stale */
+
+/* pc is a return address: the call instruction, hence the function, is at pc - 1. */
+static int in_section(uintptr_t pc, const char *lo, const char *hi)
+{
+    uintptr_t a = pc - 1;
+    return lo && a >= (uintptr_t)lo && a < (uintptr_t)hi;
+}
+
+int stack_init(int max_depth, int enabled)
+{
+    if (!ready && intern_init(&stacks, "stack", 17) != 0) return -1;
+    ready = 1;
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed); /* the depth may change */
+    depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;
+    capture = enabled;
+    if (!enabled) return 0;
+    /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). This
+     * policy governs libunwind's DWARF register-state cache (used on trace-cache misses), not
+     * unw_backtrace's trace cache (see trim_trace_cache). */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    (void)walk_init(); /* without its cache, walks read the unwind tables each time */
+    void *warm[GO_MAX_STACK_FRAMES];
+    warming = 1; /* libunwind creates its trace-cache key now: stack_key_created records it */
+    (void)unw_backtrace(warm, GO_MAX_STACK_FRAMES);
+    warming = 0;
+    return 0;
+}
+
+void stack_key_created(pthread_key_t key)
+{
+    if (warming && !cache_key_known) {
+        cache_key = key;
+        cache_key_known = 1;
+    }
+}
+
+/* libunwind's private x86_64 trace cache (src/x86_64/Gtrace.c, unchanged since 2011): a slot
+ * (unw_tdep_frame_t) is an address and 64 bits of unwind rules; the cache begins with its
+ * table and the table's log2 size. */
+struct trace_slot {
+    uint64_t addr;
+    uint64_t rules;
+};
+struct trace_cache_head {
+    struct trace_slot *frames;
+    size_t log_size;
+};
+#define TRACE_CACHE_LOG_SIZE 14 /* libunwind's HASH_MIN_BITS: the table as created */
+
+static void trim_trace_cache(void)
+{
+    void *warm[1];
+    int cancel;
+    /* Not cancelled in here (libunwind may write() to its validation pipe, a cancellation
+     * point): the event being written would vanish from the trace. */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    (void)unw_backtrace(warm, 1); /* creates this thread's trace cache if it has none */
+    pthread_setcancelstate(cancel, NULL);
+    const struct trace_cache_head *c = cache_key_known ? pthread_getspecific(cache_key) : NULL;
+    if (!c || c->log_size != TRACE_CACHE_LOG_SIZE || (uintptr_t)c->frames % 4096) return;
+    (void)madvise(c->frames, sizeof(struct trace_slot) << TRACE_CACHE_LOG_SIZE, MADV_DONTNEED);
+}
+
+/* libunwind's walk, for stacks with a frame the fast walker cannot model. */
+static int general_backtrace(uintptr_t *pcs, int max)
+{
+    if (!fell_back) {
+        fell_back = 1;
+        trim_trace_cache();
+    }
+    return unw_backtrace((void **)pcs, max);
+}
+
+/* The last frame index of pcs[0..n) the stack's id depends on: the trampoline or depth cut, or
+ * the walk's end (n: what ended it). */
+static int last_used(const uintptr_t *pcs, int first, int n)
+{
+    int end = first;
+    while (end < n && end - first < depth &&
+           !in_section(pcs[end], __start_gotrace_tramp, __stop_gotrace_tramp))
+        end++;
+    return end;
+}
+
+/* Moves way i of the memo to the front: most recently hit first. By swaps of neighbours (a
+ * shifting loop compiles to two memmove calls, costly for the one or two places moved here). */
+static void memo_front(struct stack_memo *m, int i)
+{
+    for (; i > 0; i--) {
+        const struct walk_chain *k = m->known[i];
+        uint64_t id = m->id[i];
+        m->known[i] = m->known[i - 1];
+        m->id[i] = m->id[i - 1];
+        m->known[i - 1] = k;
+        m->id[i - 1] = id;
+    }
+}
+
+/* Keeps a recorded walk (memo->scratch) for the stack id, in a free way or in place of the
+ * least recently hit. */
+static void memo_keep(struct stack_memo *m, int last, uint64_t id)
+{
+    struct walk_chain *c = &m->scratch;
+    int keep = 0;
+    while (keep < c->n && c->frame[keep] <= last)
+        keep++;
+    if (c->n < 0 || keep == 0 || !id) return;
+    struct walk_chain *slot = m->used < STACK_MEMO_WAYS
+                                    ? &m->chain[m->used++]
+                                    : (struct walk_chain *)m->known[STACK_MEMO_WAYS - 1];
+    memcpy(slot->frame, c->frame, (size_t)keep);
+    memcpy(slot->c, c->c, (size_t)keep * sizeof c->c[0]);
+    slot->n = keep;
+    m->known[m->used - 1] = slot; /* the last way: new, or the one replaced */
+    m->id[m->used - 1] = id;
+    memo_front(m, m->used - 1);
+}
+
+GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
+{
+    if (!capture) return 0;
+    uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
+    uint32_t now = atomic_load_explicit(&epoch, memory_order_relaxed);
+    if (memo && memo->epoch != now) {
+        memo->epoch = now;
+        memo->used = 0;
+    }
+    int n = walk_here(pcs, depth + SLACK, memo ? memo->known : NULL, memo ? memo->used : 0,
+                        memo ? &memo->scratch : NULL);
+    if (n <= -2) {
+        memo_front(memo, -2 - n);
+        return memo->id[0];
+    }
+    int fast = n >= 0;
+    if (!fast) n = general_backtrace(pcs, depth + SLACK);
+    int first = 0;
+    while (first < n && in_section(pcs[first], __start_gotrace_api, __stop_gotrace_api))
+        first++;
+    int end = last_used(pcs, first, n);
+    uint64_t id = stack_from_pcs(pcs + first, end - first);
+    if (fast && memo) memo_keep(memo, end, id);
+    return id;
+}
+
+void stack_forget(void)
+{
+    walk_forget();
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed);
+}
+
+GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
+{
+    if (!capture) return 0;
+    uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
+    pcs[0] = at->pc + 1; /* an exact pc: made to look like a return address */
+    int n = walk_stack(*at, pcs + 1, depth - 1);
+    if (n >= 0) return stack_from_pcs(pcs, last_used(pcs, 0, n + 1));
+    n = general_backtrace(pcs, depth + SLACK); /* the handler's frames, the signal frame, pc... */
+    int first = 0;
+    while (first < n && pcs[first] != at->pc)
+        first++;
+    if (first == n) return 0;
+    pcs[first] = at->pc + 1;
+    return stack_from_pcs(pcs + first, last_used(pcs, first, n) - first);
+}
+
+uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
+{
+    if (!ready || n <= 0) return 0;
+    if (n > GO_MAX_STACK_FRAMES) n = GO_MAX_STACK_FRAMES;
+    return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
+}
+
+int stack_enabled(void)
+{
+    return capture;
+}
+
+int stack_depth(uint64_t id)
+{
+    size_t len = 0;
+    if (!ready || !id || !intern_get(&stacks, id, &len)) return 0;
+    return (int)(len / sizeof(uintptr_t));
+}
+
+void stack_mark(uint64_t id, uint64_t gen)
+{
+    if (ready) intern_mark(&stacks, id, gen);
+}
+
+struct visit {
+    stack_visit_fn fn;
+    void *ctx;
+};
+
+static void visit_one(void *ctx, uint64_t id, const void *key, size_t len)
+{
+    const struct visit *v = ctx;
+    v->fn(v->ctx, id, key, (int)(len / sizeof(uintptr_t)));
+}
+
+void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx)
+{
+    struct visit v = {fn, ctx};
+    if (ready) intern_foreach_marked(&stacks, gen, visit_one, &v);
+}

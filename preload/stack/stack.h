@@ -1,0 +1,68 @@
+/* stack.h: capture of the calling thread's stack and the process-wide stack table.
+ * A stack is a list of return addresses, innermost first, deduplicated into a stable id (> 0).
+ * Captured stacks skip the tracer's own frames except the outermost one (the interposed
+ * function, e.g. pthread_mutex_lock, is the leaf) and stop before the tracer's trampolines, so
+ * the outermost frame is `main` or the thread's start routine.
+ * Invariants: stack_capture and stack_mark are lock-free and malloc-free (the fast walker's
+ * cache misses use the lock-free _dl_find_object; libunwind, the fallback, is used with its
+ * caches primed at init); stack_foreach_marked runs on the flusher
+ * only, for a generation no thread writes any more. */
+#ifndef GOTRACE_STACK_H
+#define GOTRACE_STACK_H
+#include <pthread.h>
+#include <stdint.h>
+
+#include "walk.h"
+
+/* 0 on success, -1 if memory is unavailable. Call it before any thread captures: it sets up the
+ * fast walker's rule cache (walk.h), sets libunwind's caching policy to per-thread
+ * (libunwind's global cache locks a pthread mutex, which would re-enter our hooks) and primes
+ * libunwind with one capture. Later calls keep the table and only change max_depth (clamped to
+ * 1..GO_MAX_STACK_FRAMES) and enabled. A thread's first libunwind fallback (a stack the fast
+ * walker cannot walk) mmaps libunwind's per-thread trace cache (256 KiB, mostly not resident). */
+int stack_init(int max_depth, int enabled);
+/* The pthread key libunwind creates (from pthread_key_create's hook, inside the tracer): the
+ * one created during stack_init is its trace-cache key. */
+void stack_key_created(pthread_key_t key);
+/* A thread's memo of the stacks it captured last: each with the walk's chain of checks
+ * (walk.h), so that a capture whose chain still holds returns the stack id without walking
+ * or interning; most-recently-hit first. Owner-thread only; zeroed is empty. */
+#define STACK_MEMO_WAYS 8
+struct stack_memo {
+    uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
+    int used;
+    const struct walk_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
+    uint64_t id[STACK_MEMO_WAYS];                      /* stack id of known[i] */
+    struct walk_chain chain[STACK_MEMO_WAYS];
+    struct walk_chain scratch;
+};
+/* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
+ * full. memo (the calling thread's own, or NULL) speeds up repeated stacks. stack_capture is
+ * itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a capture):
+ * callers must keep the per-thread re-entrancy guard around it. */
+uint64_t stack_capture(struct stack_memo *memo);
+/* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
+ * memo is dropped. */
+void stack_forget(void);
+/* From a signal handler: the stack of the code the signal interrupted, whose registers (from
+ * the signal context) are at, innermost frame (at->pc) first; 0 if neither unwinder got
+ * through. Same re-entrancy rule as stack_capture. */
+uint64_t stack_capture_interrupted(const struct walk_regs *at);
+/* A stack from explicit pcs (e.g. the one-frame stack naming a start routine). pcs are return
+ * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
+ * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */
+uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
+int stack_enabled(void);
+int stack_depth(uint64_t id); /* frames of a stack; 0 for id 0 or unknown */
+void stack_mark(uint64_t id, uint64_t gen);
+typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
+void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);
+/* The tracer's semantic API functions live in this section: stack_capture skips every leading
+ * frame inside it (and its own), so the first frame kept is the hook that called the API. Every
+ * tracer function between the hook and stack_capture must carry it (a non-API helper that is
+ * not inlined would become the leaf), and a hook must not tail-call the API (its own frame
+ * would vanish and the user's function would become the leaf). */
+#define GOTRACE_API_FN __attribute__((section("gotrace_api"), noinline))
+/* The tracer's trampolines live in this section; stacks stop at its frames. */
+#define GOTRACE_TRAMPOLINE __attribute__((section("gotrace_tramp"), noinline, used))
+#endif

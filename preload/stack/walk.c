@@ -1,0 +1,163 @@
+/* walk.c: the fast stack walker and its rule cache. See walk.h for the invariants.
+ * Cache: an open-addressing table of 2^CACHE_LOG slots {key, val}; key is the code address,
+ * val packs the rule with the address's low 32 bits as a tag, so a reader that sees a key
+ * whose val is not (yet) its own treats the slot as a miss: inserts need no ordering beyond
+ * single-word atomicity, and a slot is claimed by CAS on its key. A full probe run, or a lost
+ * race, just leaves the rule uncached. */
+#include "walk.h"
+
+#include "cfi.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define CACHE_LOG 15
+#define PROBES 8
+/* A caller's frame lies within this of the callee's. */
+#define MAX_FRAME_SPAN ((uintptr_t)1 << 28)
+
+struct slot {
+    _Atomic uint64_t key, val;
+};
+
+static struct slot *cache;
+
+int walk_init(void)
+{
+    if (cache) return 0;
+    void *p = mmap(NULL, sizeof(struct slot) << CACHE_LOG, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    cache = p;
+    return 0;
+}
+
+void walk_forget(void)
+{
+    if (!cache) return;
+    for (size_t i = 0; i < (size_t)1 << CACHE_LOG; i++) {
+        atomic_store_explicit(&cache[i].val, 0, memory_order_relaxed);
+        atomic_store_explicit(&cache[i].key, 0, memory_order_relaxed);
+    }
+}
+
+static inline uint64_t pack(uintptr_t pc, struct cfi_rule r)
+{
+    return (uint64_t)(uint32_t)pc << 32 | (uint64_t)r.cfa_off << 12 | (uint64_t)r.bp_slot << 3 |
+           r.kind;
+}
+
+static inline struct cfi_rule unpack(uint64_t v)
+{
+    return (struct cfi_rule){.kind = (uint8_t)(v & 7),
+                             .bp_slot = (uint16_t)((v >> 3) & 0x1ff),
+                             .cfa_off = (uint32_t)(v >> 12) & (CFI_MAX_CFA_OFF - 1)};
+}
+
+static struct cfi_rule rule_at(uintptr_t pc)
+{
+    if (!cache) return cfi_rule_for(pc);
+    size_t mask = ((size_t)1 << CACHE_LOG) - 1;
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15u) >> (64 - CACHE_LOG));
+    for (int probe = 0; probe < PROBES; probe++, i = (i + 1) & mask) {
+        struct slot *s = &cache[i];
+        uint64_t key = atomic_load_explicit(&s->key, memory_order_relaxed);
+        if (key == pc) {
+            uint64_t v = atomic_load_explicit(&s->val, memory_order_relaxed);
+            if (v >> 32 == (uint32_t)pc && (v & 7) != CFI_NONE) return unpack(v);
+            return cfi_rule_for(pc); /* being filled */
+        }
+        if (key != 0) continue;
+        struct cfi_rule r = cfi_rule_for(pc);
+        if (atomic_compare_exchange_strong_explicit(&s->key, &key, pc, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            atomic_store_explicit(&s->val, pack(pc, r), memory_order_relaxed);
+        return r;
+    }
+    return cfi_rule_for(pc);
+}
+
+static void record(struct walk_chain *rec, int frame, intptr_t off, uintptr_t want)
+{
+    if (!rec || rec->n < 0) return;
+    if (rec->n == WALK_MAX_CHECKS) {
+        rec->n = -1;
+        return;
+    }
+    rec->frame[rec->n] = (uint8_t)frame;
+    rec->c[rec->n++] = (struct walk_check){off, want};
+}
+
+/* The walk; base is the reference for recorded offsets (rec may be NULL). Reads the frames'
+ * own stack slots, which a sanitizer may consider out of bounds. */
+__attribute__((no_sanitize("address"))) static int
+walk(struct walk_regs r, uintptr_t *pcs, int max, uintptr_t base, struct walk_chain *rec)
+{
+    uintptr_t at = r.pc;
+    intptr_t bp_from = WALK_BP_REG; /* where r.bp came from: the register or a slot */
+    int bp_recorded = 0;
+    int n = 0;
+    if (rec) rec->n = 0;
+    while (n < max) {
+        struct cfi_rule rule = rule_at(at);
+        if (rule.kind == CFI_OUTERMOST) break;
+        if (rule.kind != CFI_CFA_SP && rule.kind != CFI_CFA_BP) return -1;
+        if (rule.kind == CFI_CFA_BP && !bp_recorded) {
+            record(rec, n, bp_from == WALK_BP_REG ? bp_from : bp_from | 1, r.bp - base);
+            bp_recorded = 1;
+        }
+        uintptr_t cfa = (rule.kind == CFI_CFA_SP ? r.sp : r.bp) + rule.cfa_off;
+        if (cfa < r.sp + 8 || cfa - r.sp > MAX_FRAME_SPAN) return -1;
+        uintptr_t ra = *(const uintptr_t *)(cfa - 8);
+        if (rule.bp_slot) {
+            uintptr_t slot = cfa - 8 * (uintptr_t)rule.bp_slot;
+            r.bp = *(const uintptr_t *)slot;
+            bp_from = (intptr_t)(slot - base);
+            bp_recorded = 0;
+        }
+        r.sp = cfa;
+        if (n > 0) record(rec, n, (intptr_t)(cfa - 8 - base), ra); /* (see walk_here) */
+        if (ra == 0) break;
+        pcs[n++] = ra;
+        at = ra - 1; /* the call instruction */
+    }
+    return n;
+}
+
+int walk_stack(struct walk_regs r, uintptr_t *pcs, int max)
+{
+    return walk(r, pcs, max, 0, NULL);
+}
+
+__attribute__((no_sanitize("address"))) static int holds(const struct walk_chain *k,
+                                                         uintptr_t base, uintptr_t bp)
+{
+    for (int i = 0; i < k->n; i++) {
+        intptr_t off = k->c[i].off;
+        uintptr_t v;
+        if (off == WALK_BP_REG)
+            v = bp - base;
+        else if (off & 1)
+            v = *(const uintptr_t *)(base + (uintptr_t)(off & ~(intptr_t)1)) - base;
+        else
+            v = *(const uintptr_t *)(base + (uintptr_t)off);
+        if (v != k->c[i].want) return 0;
+    }
+    return k->n > 0;
+}
+
+/* The first return address, into the one call site, is the same for every call: its check is
+ * not recorded (chains are compared between calls from one call site, walk.h). */
+__attribute__((noinline)) int walk_here(uintptr_t *pcs, int max,
+                                          const struct walk_chain *const *known, int nknown,
+                                          struct walk_chain *rec)
+{
+    struct walk_regs r;
+    __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+                     : "=r"(r.pc), "=r"(r.sp), "=r"(r.bp));
+    uintptr_t base = (uintptr_t)__builtin_dwarf_cfa();
+    for (int i = 0; i < nknown; i++)
+        if (known[i] && holds(known[i], base, r.bp)) return -2 - i;
+    return walk(r, pcs, max, base, rec);
+}

@@ -1,0 +1,51 @@
+/* walk.h: the fast stack walker: follows the return-address chain with the unwind rule of
+ * each frame (cfi.h), kept in a process-wide cache keyed by code address. x86_64.
+ * Invariants: a walk never allocates, locks or makes a system call once every rule it needs is
+ * cached (a miss reads the unwind tables, see cfi.h); it is async-signal-safe; it reads only
+ * stack slots that the frames' CFI names. A walk that meets a frame it cannot model (a signal
+ * frame, a CFA from an expression, code without CFI) gives up with -1 and the caller falls
+ * back to the general unwinder (libunwind). The cache is forgotten when a library is unloaded
+ * (walk_forget), since another may later be mapped at its addresses. */
+#ifndef GOTRACE_WALK_H
+#define GOTRACE_WALK_H
+#include <stdint.h>
+
+struct walk_regs {
+    uintptr_t pc; /* an exact instruction address (the first frame's rule is looked up at pc) */
+    uintptr_t sp, bp;
+};
+
+/* A walk can be recorded as the list of stack slots it read, in order: ra slots (off, the
+ * value), saved-RBP slots whose value a later frame's CFA used (off | 1, the value minus the
+ * base) and the RBP register (off WALK_BP_REG, RBP minus the base); offsets are from the
+ * base, the CFA of the walking function. Every check's address follows from the checks before
+ * it (the rules depend on pcs alone), so while the first i checks hold, check i reads a live
+ * slot of the current stack, and if all hold the walk would give the same pcs. */
+#define WALK_MAX_CHECKS 48
+#define WALK_BP_REG ((intptr_t)-1)
+struct walk_check {
+    intptr_t off;
+    uintptr_t want;
+};
+struct walk_chain {
+    int n;                                    /* checks; -1: too many to record */
+    struct walk_check c[WALK_MAX_CHECKS]; /* first: n and the first checks share a line */
+    uint8_t frame[WALK_MAX_CHECKS];         /* index in pcs of the frame each check leads to */
+};
+
+/* Sets up the rule cache (an anonymous mapping); 0 on success. Without it every walk reads the
+ * tables (correct, slower). Idempotent. */
+int walk_init(void);
+/* The return addresses of the frames enclosing regs, innermost first, at most max; regs.pc
+ * itself is not stored. The count, or -1 if a frame needs the general unwinder. */
+int walk_stack(struct walk_regs regs, uintptr_t *pcs, int max);
+/* Same, from inside this function: pcs[0] is the return address into walk_here's caller.
+ * First, if one of the nknown chains (recorded by this call site, at this max) holds for the
+ * current stack, returns -2 - its index without walking. Else walks and, if rec, records the
+ * walk into it (rec->n = -1 if it does not fit). Chains are only comparable between calls from
+ * one call site: the base is walk_here's CFA. */
+int walk_here(uintptr_t *pcs, int max, const struct walk_chain *const *known, int nknown,
+                struct walk_chain *rec);
+/* Drops every cached rule (after a library is unloaded). */
+void walk_forget(void);
+#endif

@@ -1,0 +1,123 @@
+/* encode.c: the flusher's wire encoding. See encode.h for the invariants. */
+#include "encode.h"
+
+#include "event.h"
+#include "gen.h"
+#include "go_wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int reserve(struct gt_bytes *b, size_t n)
+{
+    if (b->len + n <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 1 << 16;
+    while (cap < b->len + n)
+        cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+        gen_fail("out of memory while writing a generation");
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void enc_put(struct gt_bytes *b, const void *src, size_t n)
+{
+    if (reserve(b, n) == 0) {
+        memcpy(b->p + b->len, src, n);
+        b->len += n;
+    }
+}
+
+void enc_uv(struct gt_bytes *b, uint64_t v)
+{
+    uint8_t tmp[GO_MAX_UVARINT_LEN];
+    enc_put(b, tmp, (size_t)(ev_put_uvarint(tmp, v) - tmp));
+}
+
+void enc_batch(struct gt_bytes *b, uint64_t gen, uint64_t m, uint64_t ts, const uint8_t *data,
+               size_t len)
+{
+    uint8_t hdr[GT_BATCH_HEADER_MAX];
+    enc_put(b, hdr, ev_batch_header(hdr, gen, m, ts, len));
+    enc_put(b, data, len);
+}
+
+void enc_event(struct gt_bytes *b, uint8_t type, int n, const uint64_t *args)
+{
+    uint8_t tmp[GT_EV_MAX];
+    enc_put(b, tmp, (size_t)(ev_encode(tmp, type, 0, n, args) - tmp));
+}
+
+/* The header's size is 3 bytes, patched by enc_struct_end. */
+void enc_struct_begin(struct gt_bytes *b, uint64_t gen, uint8_t kind)
+{
+    enc_put(b, (uint8_t[]){GO_EV_EVENT_BATCH}, 1);
+    enc_uv(b, gen);
+    enc_uv(b, GO_NO_THREAD);
+    enc_uv(b, 0);
+    b->batch = b->len;
+    enc_put(b, (uint8_t[]){0x80, 0x80, 0}, 3);
+    enc_put(b, &kind, 1);
+}
+
+void enc_struct_end(struct gt_bytes *b)
+{
+    if (gen_failed()) return;
+    size_t size = b->len - b->batch - 3;
+    uint8_t *p = b->p + b->batch;
+    p[0] = (uint8_t)(0x80 | (size & 0x7f));
+    p[1] = (uint8_t)(0x80 | ((size >> 7) & 0x7f));
+    p[2] = (uint8_t)(size >> 14);
+}
+
+void enc_struct_room(struct gt_bytes *b, uint64_t gen, uint8_t kind, size_t item_max)
+{
+    if (b->len - b->batch - 3 + item_max > GO_MAX_BATCH_PAYLOAD) {
+        enc_struct_end(b);
+        enc_struct_begin(b, gen, kind);
+    }
+}
+
+void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, const struct sym_frame *fr, int n)
+{
+    enc_struct_room(b, gen, GO_EV_STACKS, 3 * 10 + (size_t)n * 40);
+    enc_put(b, (uint8_t[]){GO_EV_STACK}, 1);
+    enc_uv(b, id);
+    enc_uv(b, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        enc_uv(b, fr[i].pc);
+        enc_uv(b, fr[i].func_str);
+        enc_uv(b, fr[i].file_str);
+        enc_uv(b, fr[i].line);
+    }
+}
+
+void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, size_t len)
+{
+    enc_struct_room(b, gen, GO_EV_STRINGS, 3 * 10 + len);
+    enc_put(b, (uint8_t[]){GO_EV_STRING}, 1);
+    enc_uv(b, id);
+    enc_uv(b, len);
+    enc_put(b, s, len);
+}
+
+void enc_frequency(struct gt_bytes *b, uint64_t gen, uint64_t ticks_per_sec)
+{
+    enc_struct_begin(b, gen, GO_EV_FREQUENCY);
+    enc_uv(b, ticks_per_sec);
+    enc_struct_end(b);
+}
+
+void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int *open)
+{
+    if (!*open) enc_struct_begin(b, gen, GO_EV_CPU_SAMPLES);
+    *open = 1;
+    enc_struct_room(b, gen, GO_EV_CPU_SAMPLES, 1 + 5 * GO_MAX_UVARINT_LEN);
+    enc_put(b, (uint8_t[]){GO_EV_CPU_SAMPLE}, 1);
+    for (int i = 0; i < 5; i++)
+        enc_uv(b, rec[i]);
+}

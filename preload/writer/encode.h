@@ -1,0 +1,41 @@
+/* encode.h: the flusher's side of the wire encoding (event.h holds the writers' side): a growable
+ * byte area, event batches, untimed status events, and the structural batches of a generation
+ * (stacks, strings, frequency, CPU samples), each behind an EventBatch header whose size is
+ * patched when it ends.
+ * Invariants: used by the flusher only (may allocate: never on the event path); allocation
+ * failure stops tracing (gen_fail) and leaves the area short, never corrupt: the caller must
+ * check gen_failed() before writing it out; a structural batch never exceeds
+ * GO_MAX_BATCH_PAYLOAD (enc_struct_room opens the next one first). */
+#ifndef GOTRACE_ENCODE_H
+#define GOTRACE_ENCODE_H
+#include "symbolize.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_bytes {
+    uint8_t *p;
+    size_t len, cap;
+    size_t batch; /* offset of the open structural batch's size field */
+};
+
+void enc_put(struct gt_bytes *b, const void *src, size_t n);
+void enc_uv(struct gt_bytes *b, uint64_t v);
+/* An event batch of thread m (GO_NO_THREAD: none) holding len bytes of events from ts. */
+void enc_batch(struct gt_bytes *b, uint64_t gen, uint64_t m, uint64_t ts, const uint8_t *data,
+               size_t len);
+/* One event with dt 0 (the statuses written at a switch). */
+void enc_event(struct gt_bytes *b, uint8_t type, int n, const uint64_t *args);
+
+/* Structural batches of kind (GO_EV_STACKS, GO_EV_STRINGS, ...) of file generation gen. */
+void enc_struct_begin(struct gt_bytes *b, uint64_t gen, uint8_t kind);
+void enc_struct_end(struct gt_bytes *b);
+/* Starts a new batch of the same kind when an item of item_max bytes might not fit. */
+void enc_struct_room(struct gt_bytes *b, uint64_t gen, uint8_t kind, size_t item_max);
+/* Items of the open structural batch. */
+void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, const struct sym_frame *fr, int n);
+void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, size_t len);
+void enc_frequency(struct gt_bytes *b, uint64_t gen, uint64_t ticks_per_sec);
+/* One CPU sample {ts, m, p, g, stack}; *open: the sample batch was begun (the first opens it). */
+void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int *open);
+#endif
