@@ -91,6 +91,7 @@ void gd_ana_free(struct gd_ana *a)
     gd_hm_free(&a->gsite);
     gd_hm_free(&a->gstr);
     gd_hm_free(&a->gleaf);
+    gd_hm_free(&a->gstk);
 }
 
 /* The totals of name in t, created at zero; NULL when out of memory. */
@@ -132,8 +133,8 @@ static uint32_t frame_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t 
     return s && len ? gd_intern(&a->str, s, len) : 0;
 }
 
-/* The wait site of (reason, stack): interned stack text, grouped by content. */
-static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t stk)
+/* Interned text of stack stk: one "func file:line" line per frame, innermost first. */
+static uint32_t stack_text(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
 {
     char text[4096];
     size_t n = 0;
@@ -151,7 +152,30 @@ static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t rea
         }
     }
     if (n >= sizeof(text)) n = sizeof(text) - 1;
-    uint32_t st = gd_intern(&a->str, text, (uint32_t)n);
+    return gd_intern(&a->str, text, (uint32_t)n);
+}
+
+/* stack_text, cached for the generation. */
+static uint32_t gen_stack(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
+{
+    uint32_t *c = gd_hm_get(&a->gstk, stk);
+    if (c) return *c;
+    uint32_t v = stack_text(a, gen, stk);
+    gd_hm_put(&a->gstk, stk, v);
+    return v;
+}
+
+/* The stack of the event itself (GoCreate: the creator's, GoUnblock: the waker's), or 0. */
+static uint64_t own_stack(const struct gd_tev *ev)
+{
+    const struct gd_evspec *s = &gd_specs[ev->type < GD_NSPECS ? ev->type : 0];
+    return s->nstk ? ev->args[s->stk[0]] : 0;
+}
+
+/* The wait site of (reason, stack): interned stack text, grouped by content. */
+static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t stk)
+{
+    uint32_t st = stack_text(a, gen, stk);
     uint64_t key = ((uint64_t)reason << 32) | st;
     uint32_t *i = gd_hm_get(&a->sitemap, key);
     if (i) return *i;
@@ -317,6 +341,9 @@ static int cpu_sample(struct gd_ana *a, const struct gd_tev *ev, const struct gd
     struct gd_name_acc *acc = leaf ? acc_of(&a->leaves, leaf) : NULL;
     if (leaf && !acc) return -1;
     if (acc) acc->count++;
+    if (a->cb && a->cb->sample)
+        a->cb->sample(a, ev->g == GD_NONE ? NULL : gacc(a, ev->g, ev->time), ev->time,
+                      a->want_stacks ? gen_stack(a, gen, stk) : 0);
     return 0;
 }
 
@@ -382,6 +409,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         gd_hm_clear(&a->gsite);
         gd_hm_clear(&a->gstr);
         gd_hm_clear(&a->gleaf);
+        gd_hm_clear(&a->gstk);
         a->cache_gen = gen->num;
     }
     if (a->t0 == INT64_MIN) a->t0 = ev->time;
@@ -439,6 +467,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         g->flow = 0;
     }
     g->state = t.new;
+    if (a->want_stacks) g->since_stack = gen_stack(a, gen, own_stack(ev));
     g->since = now;
     g->last = now;
     return 0;

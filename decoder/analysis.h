@@ -62,6 +62,9 @@ struct gd_ana_g {
     struct gd_open_region *regs; /* open regions, innermost last */
     uint32_t nregs, regcap;
     uint64_t nsamples; /* CPU samples taken while it ran */
+    /* With want_stacks: interned stack text of the event that began the current interval (the
+     * stack Go's trace profiles charge the interval to), 0 = none. */
+    uint32_t since_stack;
 };
 
 /* Wakers that are not goroutines. */
@@ -102,6 +105,8 @@ struct gd_ana_cb {
     /* g wrote the UserLog ev (strings are gen's). */
     void (*log)(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
                 const struct gd_gen *gen);
+    /* A CPU sample at t of g (NULL: none) with the interned text of its stack (want_stacks). */
+    void (*sample)(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32_t stack);
 };
 
 struct gd_ana {
@@ -124,6 +129,8 @@ struct gd_ana {
     /* Per-generation caches: (stack id, reason string id) -> site, string id -> interned,
      * stack id -> interned leaf function. */
     struct gd_hmap gsite, gstr, gleaf;
+    int want_stacks;     /* fill gd_ana_g.since_stack and the sample callback's stack */
+    struct gd_hmap gstk; /* per generation: stack id -> interned stack text */
     uint64_t cache_gen;
     int64_t t0, tend;
     uint64_t nflows;

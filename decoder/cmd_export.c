@@ -136,7 +136,7 @@ static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_t
     gd_out_s(o, "\"}}");
 }
 
-static const struct gd_ana_cb callbacks = {slice, wake, flow_end, region, log_ev};
+static const struct gd_ana_cb callbacks = {slice, wake, flow_end, region, log_ev, NULL};
 
 /* Metadata naming track tid and placing it at sort_index. */
 static void track(struct gd_out *o, uint64_t tid, const char *name, const char *suffix,

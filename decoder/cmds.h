@@ -8,6 +8,7 @@ int gd_cmd_dump(int argc, char **argv);
 int gd_cmd_summary(int argc, char **argv);
 int gd_cmd_contention(int argc, char **argv);
 int gd_cmd_export(int argc, char **argv);
+int gd_cmd_report(int argc, char **argv);
 int gd_cmd_record(int argc, char **argv);
 
 #endif

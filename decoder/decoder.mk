@@ -12,6 +12,9 @@ $(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) common/go_wire.h | $(B
 	@mkdir -p $(@D)
 	$(CC) $(DECODER_CFLAGS) -c $< -o $@
 
+# The report's page, style sheet and script are embedded (.incbin) into report_assets.o.
+$(BUILD)/decoder/report_assets.o: $(wildcard decoder/report/*)
+
 $(BUILD)/libgotrace_decoder.a: $(DECODER_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 

@@ -18,6 +18,7 @@ static const char usage[] =
     "  summary FILE               per-thread lifetime, running, blocked, syscall times\n"
     "  contention [--top N] FILE  where threads waited, grouped by stack\n"
     "  export --format chrome FILE -o OUT.json   Chrome/Perfetto trace JSON\n"
+    "  report FILE [-o OUT.html]  one HTML page: timelines, tables, flame graphs\n"
     "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
     "\n"
     "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "summary")) return gd_cmd_summary(argc - 1, argv + 1);
     if (!strcmp(c, "contention")) return gd_cmd_contention(argc - 1, argv + 1);
     if (!strcmp(c, "export")) return gd_cmd_export(argc - 1, argv + 1);
+    if (!strcmp(c, "report")) return gd_cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "record")) return gd_cmd_record(argc - 1, argv + 1);
     fprintf(stderr, "gotrace: unknown command %s\n\n", c);
     fputs(usage, stderr);

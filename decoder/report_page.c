@@ -1,0 +1,253 @@
+/* report_page.c: the report's HTML page and its data (see report_page.h). */
+#include "report_page.h"
+
+#include "validate.h"
+
+#include <string.h>
+
+/* A JSON string that is also safe inside <script>: quotes, backslashes, control characters
+ * and '<' '>' '&' escaped; UTF-8 passes through. */
+static void jstr(struct gd_out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    gd_out_c(o, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            gd_out_c(o, '\\');
+            gd_out_c(o, (char)c);
+        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            gd_out_n(o, e, 6);
+        } else {
+            gd_out_c(o, (char)c);
+        }
+    }
+    gd_out_c(o, '"');
+}
+
+static void key(struct gd_out *o, const char *k)
+{
+    gd_out_s(o, ",\n\"");
+    gd_out_s(o, k);
+    gd_out_s(o, "\":");
+}
+
+/* Numbers separated by commas: the first without. */
+static void num(struct gd_out *o, int first, int64_t v)
+{
+    if (!first) gd_out_c(o, ',');
+    gd_out_i(o, v);
+}
+
+static void strings(struct gd_out *o, const struct gd_ana *a)
+{
+    key(o, "str");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < a->str.n; i++) {
+        if (i) gd_out_c(o, ',');
+        jstr(o, a->str.s[i] ? a->str.s[i] : "", a->str.len[i]);
+    }
+    gd_out_c(o, ']');
+}
+
+/* [name, id, tid, lifetime, running, runnable, syscall, blocked, blocks, syscalls, samples,
+ *  [reason, ns, waits, ...]] per thread, in analysis order. */
+static void threads(struct gd_out *o, const struct gd_ana *a)
+{
+    key(o, "threads");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < a->ngs; i++) {
+        const struct gd_ana_g *g = &a->gs[i];
+        char nb[GD_NAME_MAX];
+        gd_out_s(o, i ? ",\n[" : "[");
+        const char *name = gd_ana_name(a, g, 0, nb);
+        jstr(o, name, strlen(name));
+        int64_t v[] = {(int64_t)g->id,     g->m == GD_NONE ? -1 : (int64_t)g->m,
+                       g->last - g->first, g->ns_run,
+                       g->ns_runnable,     g->ns_sys,
+                       g->ns_wait,         (int64_t)g->nblock,
+                       (int64_t)g->nsys,   (int64_t)g->nsamples};
+        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+            num(o, 0, v[k]);
+        gd_out_s(o, ",[");
+        for (uint32_t r = 0; r < g->nreasons; r++) {
+            num(o, r == 0, g->reasons[r].reason);
+            num(o, 0, g->reasons[r].ns);
+            num(o, 0, (int64_t)g->reasons[r].count);
+        }
+        gd_out_s(o, "]]");
+    }
+    gd_out_c(o, ']');
+}
+
+/* Detail: g, start, duration, kind, reason, stack, waker (-1 none) per interval. */
+static void slices(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
+{
+    key(o, "slices");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < m->nsl; i++) {
+        const struct rm_slice *s = &m->sl[i];
+        num(o, i == 0, s->g);
+        num(o, 0, s->start - a->t0);
+        num(o, 0, s->end - s->start);
+        num(o, 0, s->kind);
+        num(o, 0, s->reason);
+        num(o, 0, s->stack);
+        num(o, 0, s->waker == UINT32_MAX ? -1 : (int64_t)s->waker);
+        if (i % 16 == 15) gd_out_c(o, '\n');
+    }
+    gd_out_c(o, ']');
+}
+
+/* Bucketed: width, then per thread [first bucket, "one letter per bucket"] ('a' + kind, '.'
+ * when the thread was not there). */
+static void buckets(struct gd_out *o, const struct rm *m)
+{
+    key(o, "width");
+    gd_out_i(o, m->width);
+    key(o, "buckets");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < m->nbk; i++) {
+        const struct rm_buckets *b = &m->bk[i];
+        gd_out_s(o, i ? ",\n[" : "[");
+        gd_out_u(o, b->first);
+        gd_out_s(o, ",\"");
+        for (uint32_t k = 0; k < b->n; k++) {
+            int kind = rm_bucket_kind(b, b->first + k);
+            gd_out_c(o, kind < 0 ? '.' : (char)('a' + kind));
+        }
+        gd_out_s(o, "\"]");
+    }
+    gd_out_c(o, ']');
+}
+
+static void regions(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
+{
+    key(o, "regions");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < m->nrg; i++) {
+        const struct rm_region *r = &m->rg[i];
+        num(o, i == 0, r->g);
+        num(o, 0, r->start - a->t0);
+        num(o, 0, r->end - r->start);
+        num(o, 0, r->name);
+        num(o, 0, (int64_t)r->task);
+    }
+    gd_out_c(o, ']');
+}
+
+static void samples(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
+{
+    key(o, "samples");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < m->nsm; i++) {
+        const struct rm_sample *s = &m->sm[i];
+        num(o, i == 0, s->g == UINT32_MAX ? -1 : (int64_t)s->g);
+        num(o, 0, s->t - a->t0);
+        num(o, 0, s->stack);
+    }
+    gd_out_c(o, ']');
+}
+
+/* Name totals (tasks, regions by name): [name, count, ended, ns] each. */
+static void names(struct gd_out *o, const char *k, const struct gd_name_accs *t)
+{
+    key(o, k);
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < t->n; i++) {
+        gd_out_s(o, i ? ",[" : "[");
+        num(o, 1, t->v[i].name);
+        num(o, 0, (int64_t)t->v[i].count);
+        num(o, 0, (int64_t)t->v[i].ended);
+        num(o, 0, t->v[i].ns);
+        gd_out_c(o, ']');
+    }
+    gd_out_c(o, ']');
+}
+
+static void profiles(struct gd_out *o, const struct rm *m)
+{
+    key(o, "prof");
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < m->nprof; i++) {
+        const struct rm_prof *p = &m->prof[i];
+        num(o, i == 0, p->kind);
+        num(o, 0, p->stack);
+        num(o, 0, (int64_t)p->count);
+        num(o, 0, p->ns);
+    }
+    gd_out_c(o, ']');
+}
+
+static void counts(struct gd_out *o, const char *file, const struct gd_dec *d,
+                   const struct gd_ana *a, const struct rm *m)
+{
+    gd_out_s(o, "{\"file\":");
+    jstr(o, file, strlen(file));
+    const char *k[] = {"events",   "generations",   "duration",      "nslices",
+                       "nregions", "nsamples",      "samples_total", "samples_nothread",
+                       "budget",   "region_budget", "sample_budget"};
+    int64_t v[] = {(int64_t)d->nevents,
+                   (int64_t)d->ngens,
+                   a->ngs ? a->tend - a->t0 : 0,
+                   (int64_t)m->nsl_all,
+                   (int64_t)m->nrg_all,
+                   (int64_t)m->nsm_all,
+                   (int64_t)a->nsamples,
+                   (int64_t)a->nsamples_nog,
+                   RM_MAX_SLICES,
+                   RM_MAX_REGIONS,
+                   RM_MAX_SAMPLES};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        key(o, k[i]);
+        gd_out_i(o, v[i]);
+    }
+    key(o, "bucketed");
+    gd_out_s(o, m->bucketed ? "true" : "false");
+    /* Lock identity and the critical path come with a later trace format: not recorded. */
+    key(o, "locks");
+    gd_out_s(o, "null");
+    key(o, "critical_path");
+    gd_out_s(o, "null");
+}
+
+static void data(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
+                 const struct rm *m)
+{
+    counts(o, file, d, a, m);
+    strings(o, a);
+    threads(o, a);
+    if (m->bucketed)
+        buckets(o, m);
+    else
+        slices(o, a, m);
+    regions(o, a, m);
+    samples(o, a, m);
+    names(o, "tasks", &a->tasks);
+    names(o, "regionsum", &a->regions);
+    profiles(o, m);
+    gd_out_s(o, "}\n");
+}
+
+/* Writes tpl up to marker (or to its end) and returns what follows the marker. */
+static const char *upto(struct gd_out *o, const char *tpl, const char *marker)
+{
+    const char *p = strstr(tpl, marker);
+    size_t n = p ? (size_t)(p - tpl) : strlen(tpl);
+    for (size_t i = 0; i < n; i += 65536)
+        gd_out_n(o, tpl + i, n - i < 65536 ? n - i : 65536);
+    return p ? p + strlen(marker) : tpl + n;
+}
+
+void gd_report_page(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
+                    const struct rm *m)
+{
+    const char *t = upto(o, gd_report_html, "@CSS@");
+    upto(o, gd_report_css, "\1");
+    t = upto(o, t, "@DATA@");
+    data(o, file, d, a, m);
+    t = upto(o, t, "@JS@");
+    upto(o, gd_report_js, "\1");
+    upto(o, t, "\1");
+}

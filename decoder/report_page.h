@@ -1,0 +1,19 @@
+/* report_page.h: writes the report: one self-contained HTML page (decoder/report/report.html
+ * with report.css and report.js inlined, embedded at build time) whose data is one JSON object
+ * in a <script type="application/json"> element.
+ * Invariants: nothing in the data can end its element (every '<' in a string is escaped); the
+ * page loads nothing from elsewhere. */
+#ifndef GOTRACE_DECODER_REPORT_PAGE_H
+#define GOTRACE_DECODER_REPORT_PAGE_H
+
+#include "decode.h"
+#include "out.h"
+#include "report_model.h"
+
+extern const char gd_report_html[], gd_report_css[], gd_report_js[];
+
+/* Writes the page for the trace file (decoded by d, analysed into a and m). */
+void gd_report_page(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
+                    const struct rm *m);
+
+#endif
