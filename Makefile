@@ -4,7 +4,8 @@
 # (scripts/setup.sh, quick when all is present), builds, and runs every test.
 
 CC      ?= gcc
-BUILD   := build
+# DEBUG=1 builds into build/debug with the invariant checks compiled in (preload/preload.mk).
+BUILD   := $(if $(DEBUG),build/debug,build)
 CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2 -Iinclude
 UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
 UNWIND_LIBS   := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)

@@ -137,7 +137,9 @@ def main():
     start = readme.find("## How it works")
     section = readme[start:readme.find("\n## ", start + 1)]
     for rel in files:
-        if os.path.basename(rel) not in section:
+        base = os.path.basename(rel)
+        pair = os.path.splitext(base)[0] + ".c/.h"  # "name.c/.h" names both
+        if not re.search(r"\b(" + re.escape(base) + "|" + re.escape(pair) + r")\b", section):
             errors.append(f"preload/{rel}: missing from README's \"How it works\"")
 
     for e in errors:

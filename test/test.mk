@@ -63,8 +63,21 @@ test-tsan: all
 	    GOTRACE_PLAIN_PRELOAD=$(call SAN_RT,tsan) \
 	    TSAN_OPTIONS=$(SAN_TSAN_OPTIONS) bash test/integration/run.sh
 
+# The structure rules of preload/ (README, "How it works"): layers, no module circles, no header
+# shadowing a system header, hooks without struct gt_thread's fields, the map names every file.
+.PHONY: check-layers integration-debug
+check-layers:
+	@python3 scripts/check_layers.py
+
+# The integration suite once more with the tracer's invariant checks compiled in (GT_ASSERT,
+# preload/util/invariant.h): a broken invariant aborts the case that meets it.
+integration-debug: all
+	@$(MAKE) --no-print-directory BUILD=build/debug DEBUG=1 build/debug/libgotrace.so
+	@echo "== integration, DEBUG=1 (invariant checks)"
+	@GOTRACE_LIB=$(CURDIR)/build/debug/libgotrace.so bash test/integration/run.sh
+
 # Each component appends its suites to TEST_SUITES; `make test` runs them all in order.
-TEST_SUITES += unit integration
+TEST_SUITES += check-layers unit integration integration-debug
 test: setup
 	@$(MAKE) --no-print-directory all
 	@set -e; for s in $(TEST_SUITES); do $(MAKE) --no-print-directory $$s; done

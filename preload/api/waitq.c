@@ -3,6 +3,7 @@
  * it only to find the bucket, then checked again under the lock. */
 #include "waitq.h"
 
+#include "invariant.h"
 #include "stack.h"
 #include "tracer.h"
 
@@ -58,6 +59,7 @@ void waitq_add(void *key, struct gt_thread *t)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
     struct gt_wait *w = &t->wait;
+    GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */
     w->next = NULL;
     bucket_lock(b);
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);

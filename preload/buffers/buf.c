@@ -1,6 +1,7 @@
 /* buf.c: the buffer pool and stream lists. See buf.h for the invariants. */
 #include "buf.h"
 
+#include "invariant.h"
 #include "spinlock.h"
 
 #include <sys/mman.h>
@@ -70,6 +71,7 @@ void buf_fork_child(void)
 
 void stream_push_full(struct gt_stream *s, struct gt_buf *b)
 {
+    GT_ASSERT(b->len <= b->cap);
     b->next = NULL;
     if (s->full_tail)
         s->full_tail->next = b;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "fds.h"
 #include "gen.h"
+#include "invariant.h"
 #include "log.h"
 #include "real.h"
 #include "spinlock.h"
@@ -133,6 +134,7 @@ static int write_all(const uint8_t *p, size_t n)
 
 int output_write(const uint8_t *p, size_t n)
 {
+    GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
     if (O.fd < 0) O.fd = open_path(); /* lazily, in a forked child */
     if (O.fd >= 0 && !intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */

@@ -1,4 +1,4 @@
-/* hooks/exec.c: interposed exec* functions. Before the image is replaced the tracer writes
+/* exec.c: interposed exec* functions. Before the image is replaced the tracer writes
  * every complete generation, and the new image is told (GOTRACE_EXEC_OF=<pid>.<image>) that
  * it continues this process, so it writes its own file instead of truncating ours.
  * Invariants: with tracing off, calls are forwarded unchanged; the environment handed to the

@@ -1,4 +1,4 @@
-/* hooks/loader.c: interposed dynamic-loader calls: dlclose. The generation in progress is
+/* loader.c: interposed dynamic-loader calls: dlclose. The generation in progress is
  * written first, while the library's code is still mapped (its stacks are symbolized from it);
  * after a successful unload, whatever the tracer keeps by code address (unwind rules, stack
  * memos, symbols) is dropped, since another object may be mapped there (tracer.h).

@@ -1,4 +1,4 @@
-/* hooks/names.c: interposed thread naming: pthread_setname_np and prctl(PR_SET_NAME), so thread
+/* names.c: interposed thread naming: pthread_setname_np and prctl(PR_SET_NAME), so thread
  * names reach the trace (annotations.h, names_set).
  * Invariants: each hook returns exactly what the real function returns, with the errno it left;
  * prctl forwards its option and four argument words untouched whatever the option (the

@@ -1,4 +1,4 @@
-/* hooks/process.c: interposed process-level functions. Descriptors: close_range, closefrom,
+/* process.c: interposed process-level functions. Descriptors: close_range, closefrom,
  * dup2 and dup3 leave the tracer's kept descriptors alone (fds.h; close is hooked in
  * hooks/syscalls.c), and pipe2 called for the tracer (libunwind's validation pipe) puts the
  * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first

@@ -1,4 +1,4 @@
-/* hooks/profile.c: interposed sigaction and signal, for SIGPROF only, so that CPU sampling
+/* profile.c: interposed sigaction and signal, for SIGPROF only, so that CPU sampling
  * (cpuprof.h) never takes SIGPROF from a program that uses it: a program installing its own
  * SIGPROF handler gets it, and sampling stops.
  * Invariants: every other signal, and SIGPROF whenever the tracer does not own it, is forwarded

@@ -1,4 +1,4 @@
-/* hooks/sleep.c: interposed sleeps (reason "sleep") and readiness waits (reason "network", the
+/* sleep.c: interposed sleeps (reason "sleep") and readiness waits (reason "network", the
  * word Go's I/O profile keys on): poll, ppoll, select, pselect, epoll_wait, epoll_pwait.
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * only the sleeping thread knows when its wait ends, so it unblocks itself when the call

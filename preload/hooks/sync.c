@@ -1,4 +1,4 @@
-/* hooks/sync.c: interposed pthread synchronization: mutexes, read-write locks, condition
+/* sync.c: interposed pthread synchronization: mutexes, read-write locks, condition
  * variables, semaphores, barriers (spinlocks are not hooked: a spinning thread runs; see
  * docs/blocking.md).
  * Invariants: each hook returns exactly what the real function returns, with the same errno,

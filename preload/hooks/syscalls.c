@@ -1,4 +1,4 @@
-/* hooks/syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
+/* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
  * waits for children, file locks (flock, fcntl F_SETLKW), and the futex waits a program makes
  * itself through syscall().

@@ -1,4 +1,4 @@
-/* hooks/threads.c: interposed thread lifecycle functions: __libc_start_main (to name and bound
+/* threads.c: interposed thread lifecycle functions: __libc_start_main (to name and bound
  * the main thread), pthread_create, the pthread_join family, _exit.
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * with tracing off or inside the tracer it only forwards. The trampolines are the outermost

@@ -1,7 +1,6 @@
-/* invariant.h: GT_ASSERT,
- * the tracer's checked invariants (Go's tracer throws, LTTng warns). Compiled in by `make
- * DEBUG=1` and by the sanitizer builds (make test-asan, test-tsan); a no-op otherwise, with its
- * condition still type-checked and never evaluated.
+/* invariant.h: GT_ASSERT, the tracer's checked invariants (Go's tracer throws, LTTng warns).
+ * Compiled in by `make DEBUG=1` and by the sanitizer builds (make test-asan, test-tsan); a no-op
+ * otherwise, with its condition still type-checked and never evaluated.
  * Invariants: a failed check writes one "gotrace: invariant failed" line (file, line, the
  * condition) with async-signal-safe calls and aborts: it runs in debug builds only, where a
  * broken invariant must stop the test that found it, never in a user's build. */

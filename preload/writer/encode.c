@@ -4,6 +4,7 @@
 #include "event.h"
 #include "gen.h"
 #include "go_wire.h"
+#include "invariant.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ void enc_struct_end(struct gt_bytes *b)
 {
     if (gen_failed()) return;
     size_t size = b->len - b->batch - 3;
+    GT_ASSERT(size <= GO_MAX_BATCH_PAYLOAD && size < (1u << 21)); /* fits its 3-byte size */
     uint8_t *p = b->p + b->batch;
     p[0] = (uint8_t)(0x80 | (size & 0x7f));
     p[1] = (uint8_t)(0x80 | ((size >> 7) & 0x7f));

@@ -38,6 +38,7 @@ struct gt_writer {
 static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w,
                                                            struct gt_thread *t)
 {
+    GT_ASSERT(t->depth > 0); /* events are written from inside the tracer only */
     sect_enter(&t->seq);
     w->t = t;
     w->gen = gen_current(); /* ordered after the enter: section.h */
