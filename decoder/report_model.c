@@ -86,10 +86,10 @@ static void halve(struct rm_buckets *b)
     b->n = nl - nf + 1;
 }
 
-/* Makes room in b for absolute bucket i (i >= b->first once b has buckets). */
-static int reach(struct rm_buckets *b, uint32_t i)
+/* Makes room in b for absolute buckets from .. i (from >= b->first once b has buckets). */
+static int reach(struct rm_buckets *b, uint32_t from, uint32_t i)
 {
-    if (!b->n) b->first = i;
+    if (!b->n) b->first = from;
     size_t need = (size_t)(i - b->first) + 1, cap = b->cap;
     if (need <= b->n) return 0;
     if (gd_grow((void **)&b->v, &cap, need, sizeof(*b->v))) return -1;
@@ -119,7 +119,7 @@ static void bucket_add(struct gd_ana *a, uint32_t g, uint32_t kind, int64_t star
     uint32_t i0 = (uint32_t)((start - a->t0) / m->width);
     uint32_t i1 = (uint32_t)((end - 1 - a->t0) / m->width);
     if (b->n && i0 < b->first) i0 = b->first; /* cannot happen: a thread's times grow */
-    if (reach(b, i1)) goto oom;
+    if (reach(b, i0, i1)) goto oom;
     for (uint32_t i = i0; i <= i1; i++) {
         int64_t lo = a->t0 + (int64_t)i * m->width, hi = lo + m->width;
         int64_t s = start > lo ? start : lo, e = end < hi ? end : hi;

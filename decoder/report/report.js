@@ -589,3 +589,5 @@ notRecorded();
 timelineEvents();
 resize();
 document.body.setAttribute('data-rendered', 'yes');
+/* ms from the start of loading to here: bench/decoder/report.sh reads it. */
+document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));

@@ -1,0 +1,57 @@
+# report_browser: `gotrace report` pages of real traces (examples/pipeline, and
+# examples/annotations with CPU samples) rendered by headless Chromium: no script error, the
+# rendered DOM names the threads, their wait reasons and the Locks section, and the
+# screenshot is not blank (many colours; the running and blocked colours of the timeline).
+# itest-timeout: 150
+
+G=$GT_BUILD/gotrace
+command -v chromium >/dev/null || fail "chromium missing (scripts/setup.sh installs it)"
+[ -x "$G" ] || fail "$G missing (make all)"
+
+# render PAGE: PAGE.dom (--dump-dom) and PAGE.png (--screenshot), each from a fresh profile.
+render() {
+    local page=$1 what
+    for what in dom png; do
+        local prof
+        prof=$(mktemp -d "$CASE_DIR/chrome.XXXXXX")
+        local out=(--dump-dom)
+        [ "$what" = png ] && out=(--screenshot="$page.png")
+        timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+            --no-first-run --disable-background-networking --disable-component-update \
+            --disable-sync --user-data-dir="$prof" --window-size=1400,1200 \
+            --enable-logging=stderr --v=0 "${out[@]}" "file://$page" \
+            >"$page.$what.out" 2>"$page.$what.err" ||
+            fail "chromium failed on $page: $(tail -c 300 "$page.$what.err")"
+        rm -rf "$prof"
+    done
+    mv "$page.dom.out" "$page.dom"
+    [ -s "$page.png" ] || fail "no screenshot of $page"
+    ! grep -E 'Uncaught|SyntaxError|TypeError|ReferenceError' "$page.dom.err" "$page.png.err" ||
+        fail "script errors on the console of $page"
+}
+
+trace_run pipe -- "$GT_BUILD/examples/pipeline"
+expect_status "traced pipeline" 0
+"$G" report "$RUN_TRACE" -o "$CASE_DIR/pipe.html" 2>"$CASE_DIR/report.err" ||
+    fail "gotrace report pipeline: $(cat "$CASE_DIR/report.err")"
+render "$CASE_DIR/pipe.html"
+python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/pipe.html.dom" \
+    main producer worker collector "blocked on sync: condvar" "blocked on sync: mutex" \
+    "blocked on sync: join" "Locks" "Not recorded" >"$CASE_DIR/check.out" ||
+    fail "pipeline page: $(cat "$CASE_DIR/check.out")"
+python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/pipe.html.png" \
+    '#3a9d4a' '#d8483e' >"$CASE_DIR/check.out" ||
+    fail "pipeline screenshot: $(cat "$CASE_DIR/check.out")"
+
+trace_run annot GOTRACE_CPU_HZ=100 -- "$GT_BUILD/examples/annotations"
+expect_status "traced annotations" 0
+"$G" report "$RUN_TRACE" -o "$CASE_DIR/annot.html" 2>"$CASE_DIR/report.err" ||
+    fail "gotrace report annotations: $(cat "$CASE_DIR/report.err")"
+render "$CASE_DIR/annot.html"
+python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/annot.html.dom" \
+    "worker-0 (worker)" "worker-1 (worker)" janitor "blocked on sync: join" request handle \
+    compute "CPU samples (" >"$CASE_DIR/check.out" ||
+    fail "annotations page: $(cat "$CASE_DIR/check.out")"
+python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/annot.html.png" \
+    '#3a9d4a' >"$CASE_DIR/check.out" ||
+    fail "annotations screenshot: $(cat "$CASE_DIR/check.out")"
