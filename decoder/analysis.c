@@ -1,7 +1,7 @@
 /* analysis.c: per-goroutine accounting (see analysis.h for the invariants). */
 #include "analysis.h"
 
-#include "err.h"
+#include "gderr.h"
 #include "evspec.h"
 #include "go_wire.h"
 #include "validate.h"

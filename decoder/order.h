@@ -6,7 +6,7 @@
 #ifndef GOTRACE_DECODER_ORDER_H
 #define GOTRACE_DECODER_ORDER_H
 
-#include "err.h"
+#include "gderr.h"
 #include "hmap.h"
 #include "reader.h"
 

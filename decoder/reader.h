@@ -6,7 +6,7 @@
 #ifndef GOTRACE_DECODER_READER_H
 #define GOTRACE_DECODER_READER_H
 
-#include "err.h"
+#include "gderr.h"
 #include "hmap.h"
 #include "input.h"
 

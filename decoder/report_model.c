@@ -1,7 +1,7 @@
 /* report_model.c: the report's timeline and profiles (see report_model.h). */
 #include "report_model.h"
 
-#include "err.h"
+#include "gderr.h"
 #include "validate.h"
 
 #include <stdlib.h>
