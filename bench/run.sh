@@ -211,7 +211,7 @@ if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; t
   GOTRACE_OUT="$B/out/callgrind.trace" LD_PRELOAD="$LIB" valgrind --tool=callgrind \
     --callgrind-out-file="$cg" "$B/condvar" 5000 >/dev/null 2>&1 || true
   insn_line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | awk '
-    /hooks_sync.c:pthread_cond_(wait|signal) \[/ { gsub(",", "", $1); hooks += $1 }
+    /hooks\/sync.c:pthread_cond_(wait|signal) \[/ { gsub(",", "", $1); hooks += $1 }
     /(pthread_cond_wait|pthread_cond_signal)@@GLIBC_2.3.2 \[/ { gsub(",", "", $1); real += $1 }
     END { if (hooks) printf "%.0f instructions per wait (4 events, 2 stack captures)", (hooks - real) / 10000; else print "not measured" }')
 fi

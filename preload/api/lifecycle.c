@@ -249,7 +249,7 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
         tr_init();
         if (!gen_on_acquire()) return NULL;
     }
-    if (gt_self) return NULL;             /* inside the tracer, or after the thread's exit */
+    if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
     if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
     return tr_adopt(NULL);
 }

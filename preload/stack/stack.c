@@ -149,8 +149,8 @@ static void memo_keep(struct stack_memo *m, int last, uint64_t id)
         keep++;
     if (c->n < 0 || keep == 0 || !id) return;
     struct walk_chain *slot = m->used < STACK_MEMO_WAYS
-                                    ? &m->chain[m->used++]
-                                    : (struct walk_chain *)m->known[STACK_MEMO_WAYS - 1];
+                                  ? &m->chain[m->used++]
+                                  : (struct walk_chain *)m->known[STACK_MEMO_WAYS - 1];
     memcpy(slot->frame, c->frame, (size_t)keep);
     memcpy(slot->c, c->c, (size_t)keep * sizeof c->c[0]);
     slot->n = keep;
@@ -169,7 +169,7 @@ GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
         memo->used = 0;
     }
     int n = walk_here(pcs, depth + SLACK, memo ? memo->known : NULL, memo ? memo->used : 0,
-                        memo ? &memo->scratch : NULL);
+                      memo ? &memo->scratch : NULL);
     if (n <= -2) {
         memo_front(memo, -2 - n);
         return memo->id[0];

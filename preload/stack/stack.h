@@ -32,7 +32,7 @@ struct stack_memo {
     uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
     int used;
     const struct walk_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
-    uint64_t id[STACK_MEMO_WAYS];                      /* stack id of known[i] */
+    uint64_t id[STACK_MEMO_WAYS];                    /* stack id of known[i] */
     struct walk_chain chain[STACK_MEMO_WAYS];
     struct walk_chain scratch;
 };

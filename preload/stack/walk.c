@@ -91,8 +91,8 @@ static void record(struct walk_chain *rec, int frame, intptr_t off, uintptr_t wa
 
 /* The walk; base is the reference for recorded offsets (rec may be NULL). Reads the frames'
  * own stack slots, which a sanitizer may consider out of bounds. */
-__attribute__((no_sanitize("address"))) static int
-walk(struct walk_regs r, uintptr_t *pcs, int max, uintptr_t base, struct walk_chain *rec)
+__attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uintptr_t *pcs, int max,
+                                                        uintptr_t base, struct walk_chain *rec)
 {
     uintptr_t at = r.pc;
     intptr_t bp_from = WALK_BP_REG; /* where r.bp came from: the register or a slot */
@@ -130,8 +130,8 @@ int walk_stack(struct walk_regs r, uintptr_t *pcs, int max)
     return walk(r, pcs, max, 0, NULL);
 }
 
-__attribute__((no_sanitize("address"))) static int holds(const struct walk_chain *k,
-                                                         uintptr_t base, uintptr_t bp)
+__attribute__((no_sanitize("address"))) static int holds(const struct walk_chain *k, uintptr_t base,
+                                                         uintptr_t bp)
 {
     for (int i = 0; i < k->n; i++) {
         intptr_t off = k->c[i].off;
@@ -150,8 +150,8 @@ __attribute__((no_sanitize("address"))) static int holds(const struct walk_chain
 /* The first return address, into the one call site, is the same for every call: its check is
  * not recorded (chains are compared between calls from one call site, walk.h). */
 __attribute__((noinline)) int walk_here(uintptr_t *pcs, int max,
-                                          const struct walk_chain *const *known, int nknown,
-                                          struct walk_chain *rec)
+                                        const struct walk_chain *const *known, int nknown,
+                                        struct walk_chain *rec)
 {
     struct walk_regs r;
     __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"

@@ -28,9 +28,9 @@ struct walk_check {
     uintptr_t want;
 };
 struct walk_chain {
-    int n;                                    /* checks; -1: too many to record */
+    int n;                                /* checks; -1: too many to record */
     struct walk_check c[WALK_MAX_CHECKS]; /* first: n and the first checks share a line */
-    uint8_t frame[WALK_MAX_CHECKS];         /* index in pcs of the frame each check leads to */
+    uint8_t frame[WALK_MAX_CHECKS];       /* index in pcs of the frame each check leads to */
 };
 
 /* Sets up the rule cache (an anonymous mapping); 0 on success. Without it every walk reads the
@@ -45,7 +45,7 @@ int walk_stack(struct walk_regs regs, uintptr_t *pcs, int max);
  * walk into it (rec->n = -1 if it does not fit). Chains are only comparable between calls from
  * one call site: the base is walk_here's CFA. */
 int walk_here(uintptr_t *pcs, int max, const struct walk_chain *const *known, int nknown,
-                struct walk_chain *rec);
+              struct walk_chain *rec);
 /* Drops every cached rule (after a library is unloaded). */
 void walk_forget(void);
 #endif

@@ -13,7 +13,10 @@
 
 static int debug_on;
 
-void gt_log_set_debug(int on) { debug_on = on; }
+void gt_log_set_debug(int on)
+{
+    debug_on = on;
+}
 
 static void vlog(const char *fmt, va_list ap)
 {

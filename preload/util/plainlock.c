@@ -2,13 +2,13 @@
  * thread's TID for it, and the lone mode's start and end (plainlock.h).
  * Invariants: the decision is made once, by the first plainlock_init (the tracer's set-up, or
  * the main trampoline's start, whichever comes first); until then every thread's
- * plainlock_tid stays 0 and the hooks use glibc's functions; it is on only when the real lock, trylock and unlock
- * are libc's own, elision is not requested, and glibc's lock and unlock were seen to set and
- * clear exactly the fields the hooks set (on a mutex of this file's own, so a different glibc
- * turns the path off instead of breaking programs). The lone mode ends once: lone_over is set
- * only after the lone thread was seen out of every plain operation, and no other thread of the
- * program touches a mutex through a hook before it has seen lone_over (or ended the mode
- * itself). */
+ * plainlock_tid stays 0 and the hooks use glibc's functions; it is on only when the real lock,
+ * trylock and unlock are libc's own, elision is not requested, and glibc's lock and unlock were
+ * seen to set and clear exactly the fields the hooks set (on a mutex of this file's own, so a
+ * different glibc turns the path off instead of breaking programs). The lone mode ends once:
+ * lone_over is set only after the lone thread was seen out of every plain operation, and no other
+ * thread of the program touches a mutex through a hook before it has seen lone_over (or ended the
+ * mode itself). */
 #include "plainlock.h"
 
 #include "log.h"

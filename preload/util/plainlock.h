@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) int plainlock_self(void)
     return tid;
 }
 
-static inline __attribute__((always_inline)) void lone_bump(int enter)
+static inline __attribute__((always_inline)) void plainlock_lone_bump(int enter)
 {
 #if defined(__x86_64__)
     /* One instruction, no lock prefix: a signal handler nesting an operation sees whole
@@ -88,7 +88,8 @@ static inline __attribute__((always_inline)) void lone_bump(int enter)
 }
 
 /* Whether tid is the lone thread and m a mutex it takes with plain operations. */
-static inline __attribute__((always_inline)) int lone_for(int tid, const pthread_mutex_t *m)
+static inline __attribute__((always_inline)) int plainlock_lone_for(int tid,
+                                                                    const pthread_mutex_t *m)
 {
     return tid == __atomic_load_n(&plainlock_lone_tid, __ATOMIC_RELAXED) && m->__data.__kind == 0;
 }
@@ -100,8 +101,8 @@ static inline __attribute__((always_inline)) int plainlock_try(pthread_mutex_t *
     int tid = plainlock_self();
     if (__builtin_expect(tid <= 0 || (m->__data.__kind & PLAINLOCK_KIND_BITS), 0))
         return PLAINLOCK_OTHER;
-    if (lone_for(tid, m)) {
-        lone_bump(1);
+    if (plainlock_lone_for(tid, m)) {
+        plainlock_lone_bump(1);
         int r = PLAINLOCK_OTHER;
         if (__atomic_load_n(&plainlock_lone_tid, __ATOMIC_RELAXED) == tid) {
             r = __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) ? EBUSY : 0;
@@ -111,7 +112,7 @@ static inline __attribute__((always_inline)) int plainlock_try(pthread_mutex_t *
                 m->__data.__nusers++;
             }
         }
-        lone_bump(0);
+        plainlock_lone_bump(0);
         if (r != PLAINLOCK_OTHER) return r;
     }
     int free_word = 0;
@@ -128,9 +129,9 @@ static inline __attribute__((always_inline)) int plainlock_try(pthread_mutex_t *
 static inline __attribute__((always_inline)) int plainlock_unlock(pthread_mutex_t *m)
 {
     int tid = plainlock_self();
-    if (tid <= 0 || !lone_for(tid, m)) return PLAINLOCK_OTHER;
+    if (tid <= 0 || !plainlock_lone_for(tid, m)) return PLAINLOCK_OTHER;
     int r = PLAINLOCK_OTHER;
-    lone_bump(1);
+    plainlock_lone_bump(1);
     if (__atomic_load_n(&plainlock_lone_tid, __ATOMIC_RELAXED) == tid &&
         __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 1) {
         m->__data.__owner = 0;
@@ -138,7 +139,7 @@ static inline __attribute__((always_inline)) int plainlock_unlock(pthread_mutex_
         __atomic_store_n(&m->__data.__lock, 0, __ATOMIC_RELAXED);
         r = 0;
     }
-    lone_bump(0);
+    plainlock_lone_bump(0);
     return r;
 }
 #endif

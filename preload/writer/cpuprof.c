@@ -68,7 +68,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
     t->depth++;
     const greg_t *regs = ((ucontext_t *)uc)->uc_mcontext.gregs;
     struct walk_regs at = {(uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-                             (uintptr_t)regs[REG_RBP]};
+                           (uintptr_t)regs[REG_RBP]};
     uint64_t stk = stack_capture_interrupted(&at);
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
     sect_enter(&t->seq); /* as the writer's sections (writer.h) */

@@ -35,8 +35,7 @@ struct gt_writer {
     uint64_t ts; /* time of the events being written; 0: read it at the next one (a move) */
 };
 
-static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w,
-                                                           struct gt_thread *t)
+static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w, struct gt_thread *t)
 {
     GT_ASSERT(t->depth > 0); /* events are written from inside the tracer only */
     sect_enter(&t->seq);

@@ -1,4 +1,4 @@
-# plain_lock: the hooks take and release default mutexes themselves (preload/plainlock.h), with
+# plain_lock: the hooks take and release default mutexes themselves (preload/util/plainlock.h), with
 # plain loads and stores while the program has one thread. progs/plain_lock.c hammers a mutex
 # from the main thread while a second thread appears and hammers it too, made by
 # pthread_create (hooked), thrd_create or a SIGEV_THREAD timer (both created inside glibc,

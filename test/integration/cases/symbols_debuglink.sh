@@ -1,4 +1,4 @@
-# symbols_debuglink: symbolization reads local debug files only (preload/symbolize.c). sync_hold
+# symbols_debuglink: symbolization reads local debug files only (preload/stack/symbolize.c). sync_hold
 # is built with -g, its DWARF split into a separate file that the stripped program names by
 # .gnu_debuglink. Checks: with the file in .debug/ beside the program, the trace's stacks give
 # sync_hold.c:LINE of the known wait; with another build's debug file there instead (another

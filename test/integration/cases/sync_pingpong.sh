@@ -40,7 +40,7 @@ bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "condvar") &&
           $6 !~ /^pthread_cond_wait\|play\|(ping|pong)$/ { n++ } END { print n + 0 }')
 assert_eq "$bad" 0 "condvar blocks whose stack is not pthread_cond_wait|play|ping/pong"
 
-# Both clocks (preload/clock.h): the one chosen here (the TSC where the kernel keeps time with
+# Both clocks (preload/util/clock.h): the one chosen here (the TSC where the kernel keeps time with
 # it), then CLOCK_MONOTONIC forced with GOTRACE_TSC=0. 3000 hand-offs each: valid, balanced,
 # and every wake-up followed by its start (what the parser orders by time across threads).
 want=CLOCK_MONOTONIC
