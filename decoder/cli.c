@@ -1,5 +1,6 @@
 /* cli.c: shared command plumbing (see cli.h). */
 #include "cli.h"
+#include "sink.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -134,6 +135,30 @@ int gd_cmd_analyse(int argc, char **argv, const char *allowed, const char *usage
         return 0;
     }
     return 1;
+}
+
+struct analysed_write {
+    int (*write)(struct gd_out *out, struct gd_analysed *x);
+    struct gd_analysed *x;
+};
+
+static int fill_analysed(struct gd_out *out, void *ctx)
+{
+    struct analysed_write *w = ctx;
+    return w->write(out, w->x);
+}
+
+int gd_cmd_analyse_write(int argc, char **argv, const char *allowed, const char *usage,
+                         int (*write)(struct gd_out *out, struct gd_analysed *x))
+{
+    struct gd_analysed x;
+    int rc;
+    if (!gd_cmd_analyse(argc, argv, allowed, usage, &x.o, &x.d, &x.a, &rc)) return rc;
+    struct analysed_write w = {write, &x};
+    rc = gd_sink_write(NULL, x.o.file, fill_analysed, &w);
+    gd_ana_free(&x.a);
+    gd_dec_close(&x.d);
+    return rc;
 }
 
 const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len)

@@ -37,6 +37,16 @@ int gd_cmd_status(const struct gd_dec *d);
  * frees both), or 0 with *status the command's exit status (--help, bad usage, bad trace). */
 int gd_cmd_analyse(int argc, char **argv, const char *allowed, const char *usage,
                    struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, int *status);
+/* What an analysing command writes from: its options, the decoder and the analysis. */
+struct gd_analysed {
+    struct gd_cmd_opts o;
+    struct gd_dec d;
+    struct gd_ana a;
+};
+/* A whole analysing command: gd_cmd_analyse, then write(out, x) to stdout (through sink.c;
+ * write returns 0, or its exit status after a message), then frees it all. Its exit status. */
+int gd_cmd_analyse_write(int argc, char **argv, const char *allowed, const char *usage,
+                         int (*write)(struct gd_out *out, struct gd_analysed *x));
 
 /* A string of the current generation ("" when undefined). */
 const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len);

@@ -16,15 +16,24 @@ static const char usage[] =
     "Exit status: 0 valid, 1 invalid (the error names generation, thread, event, offset),\n"
     "3 FILE cannot be read or the verdict cannot be written.\n";
 
+struct checked {
+    const struct gd_cmd_opts *o;
+    const struct gd_dec *d;
+};
+
+static int verdict_line(struct gd_out *out, void *ctx)
+{
+    const struct checked *c = ctx;
+    gd_out_f(out, "%s: valid: %llu generations, %llu events\n", c->o->file,
+             (unsigned long long)c->d->ngens, (unsigned long long)c->d->nevents);
+    return 0;
+}
+
 /* Writes the verdict line; the exit status. */
 static int verdict(const struct gd_cmd_opts *o, const struct gd_dec *d)
 {
-    struct gd_sink sink;
-    int rc = gd_sink_open(&sink, NULL, o->file);
-    if (rc) return rc;
-    gd_out_f(&sink.out, "%s: valid: %llu generations, %llu events\n", o->file,
-             (unsigned long long)d->ngens, (unsigned long long)d->nevents);
-    return gd_sink_close(&sink, 1);
+    struct checked c = {o, d};
+    return gd_sink_write(NULL, o->file, verdict_line, &c);
 }
 
 int gd_cmd_check(int argc, char **argv)

@@ -7,7 +7,6 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
-#include "sink.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -150,21 +149,14 @@ static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd
     return 0;
 }
 
+static int write_contention(struct gd_out *out, struct gd_analysed *x)
+{
+    if (!write_sites(out, &x->a, &x->o)) return 0;
+    fprintf(stderr, "gotrace: %s: out of memory\n", x->o.file);
+    return GD_EXIT_BAD_TRACE;
+}
+
 int gd_cmd_contention(int argc, char **argv)
 {
-    struct gd_cmd_opts o;
-    struct gd_dec d;
-    struct gd_ana a;
-    int rc;
-    if (!gd_cmd_analyse(argc, argv, "top", usage, &o, &d, &a, &rc)) return rc;
-    struct gd_sink sink;
-    if (!(rc = gd_sink_open(&sink, NULL, o.file))) {
-        int oom = write_sites(&sink.out, &a, &o);
-        if (oom) fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
-        rc = gd_sink_close(&sink, !oom);
-        if (oom) rc = GD_EXIT_BAD_TRACE;
-    }
-    gd_ana_free(&a);
-    gd_dec_close(&d);
-    return rc;
+    return gd_cmd_analyse_write(argc, argv, "top", usage, write_contention);
 }

@@ -33,15 +33,26 @@ static char *default_out(const char *file)
     return out;
 }
 
+struct page {
+    const struct gd_cmd_opts *o;
+    const struct gd_dec *d;
+    struct gd_ana *a;
+    const struct rm *m;
+};
+
+static int fill_page(struct gd_out *out, void *ctx)
+{
+    const struct page *p = ctx;
+    gd_report_page(out, p->o->file, p->d, p->a, p->m);
+    return 0;
+}
+
 /* Writes the page of the analysed trace to path; the exit status. */
 static int write_page(const char *path, const struct gd_cmd_opts *o, const struct gd_dec *d,
                       struct gd_ana *a, const struct rm *m)
 {
-    struct gd_sink sink;
-    int rc = gd_sink_open(&sink, path, o->file);
-    if (rc) return rc;
-    gd_report_page(&sink.out, o->file, d, a, m);
-    return gd_sink_close(&sink, 1);
+    struct page p = {o, d, a, m};
+    return gd_sink_write(path, o->file, fill_page, &p);
 }
 
 /* Analyses the trace of o into a and m; 0, or the exit status of the failure. */

@@ -8,7 +8,6 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
-#include "sink.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -138,31 +137,20 @@ static void annotations(struct gd_out *out, struct gd_ana *a)
     }
 }
 
-static void write_summary(struct gd_out *out, const struct gd_cmd_opts *o, const struct gd_dec *d,
-                          struct gd_ana *a)
+static int write_summary(struct gd_out *out, struct gd_analysed *x)
 {
     char dur[32];
+    struct gd_ana *a = &x->a;
+    sort_ana = a;
     gd_out_f(out, "trace: %s, %" PRIu64 " events, %" PRIu64 " generations, duration %s\n\n",
-             o->file, d->nevents, d->ngens, gd_fmt_dur(a->tend - a->t0, dur, sizeof(dur)));
+             x->o.file, x->d.nevents, x->d.ngens, gd_fmt_dur(a->tend - a->t0, dur, sizeof(dur)));
     threads(out, a);
     samples(out, a);
     annotations(out, a);
+    return 0;
 }
 
 int gd_cmd_summary(int argc, char **argv)
 {
-    struct gd_cmd_opts o;
-    struct gd_dec d;
-    struct gd_ana a;
-    int rc;
-    if (!gd_cmd_analyse(argc, argv, "", usage, &o, &d, &a, &rc)) return rc;
-    struct gd_sink sink;
-    sort_ana = &a;
-    if (!(rc = gd_sink_open(&sink, NULL, o.file))) {
-        write_summary(&sink.out, &o, &d, &a);
-        rc = gd_sink_close(&sink, 1);
-    }
-    gd_ana_free(&a);
-    gd_dec_close(&d);
-    return rc;
+    return gd_cmd_analyse_write(argc, argv, "", usage, write_summary);
 }

@@ -42,7 +42,7 @@ $(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h)
 	    -fno-sanitize-recover=undefined -Icommon -Idecoder \
 	    test/decoder/fuzz_decoder.c $(filter-out decoder/main.c,$(DECODER_SRCS)) -o $@
 
-.PHONY: fuzz fuzz-short decoder-test bench-decoder
+.PHONY: fuzz fuzz-short decoder-test bench-decoder bench-report
 fuzz: $(FUZZ_BIN)
 	@bash test/decoder/fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
 
@@ -56,5 +56,9 @@ decoder-test: $(BUILD)/gotrace $(FUZZ_BIN) $(BUILD)/libgotrace.so $(BUILD)/examp
 bench-decoder: $(BUILD)/gotrace
 	@bash bench/decoder/bench.sh
 
+# `gotrace report` on >= 150 and >= 500 MiB traces, rendered by headless Chromium.
+bench-report: $(BUILD)/gotrace
+	@bash bench/decoder/report.sh
+
 TEST_SUITES += decoder-test
-BENCH_SUITES += bench-decoder
+BENCH_SUITES += bench-decoder bench-report

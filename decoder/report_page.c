@@ -81,23 +81,73 @@ static void threads(struct gd_out *o, const struct gd_ana *a)
     gd_out_c(o, ']');
 }
 
-/* Detail: g, start, duration, kind, reason, stack, waker (-1 none) per interval. */
-static void slices(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
+/* What the flat arrays are read from. */
+struct src {
+    const struct gd_ana *a;
+    const struct rm *m;
+    const struct gd_name_accs *names;
+};
+
+/* Writes "k":[...] with nf numbers for each of the rows 0..n-1, filled by row(src, i, f). */
+static void flat(struct gd_out *o, const char *k, size_t n, size_t nf, const struct src *src,
+                 void (*row)(const struct src *src, size_t i, int64_t *f))
 {
-    key(o, "slices");
+    int64_t f[8];
+    key(o, k);
     gd_out_c(o, '[');
-    for (size_t i = 0; i < m->nsl; i++) {
-        const struct rm_slice *s = &m->sl[i];
-        num(o, i == 0, s->g);
-        num(o, 0, s->start - a->t0);
-        num(o, 0, s->end - s->start);
-        num(o, 0, s->kind);
-        num(o, 0, s->reason);
-        num(o, 0, s->stack);
-        num(o, 0, s->waker == UINT32_MAX ? -1 : (int64_t)s->waker);
+    for (size_t i = 0; i < n; i++) {
+        row(src, i, f);
+        for (size_t j = 0; j < nf; j++)
+            num(o, i == 0 && j == 0, f[j]);
         if (i % 16 == 15) gd_out_c(o, '\n');
     }
     gd_out_c(o, ']');
+}
+
+static int64_t g_or_none(uint32_t g)
+{
+    return g == UINT32_MAX ? -1 : (int64_t)g;
+}
+
+/* Detail: g, start, duration, kind, reason, stack, waker (-1 none) per interval. */
+static void slice_row(const struct src *src, size_t i, int64_t *f)
+{
+    const struct rm_slice *s = &src->m->sl[i];
+    int64_t v[] = {s->g,     s->start - src->a->t0, s->end - s->start, s->kind, s->reason,
+                   s->stack, g_or_none(s->waker)};
+    memcpy(f, v, sizeof(v));
+}
+
+/* g, start, duration, name, task per user region. */
+static void region_row(const struct src *src, size_t i, int64_t *f)
+{
+    const struct rm_region *r = &src->m->rg[i];
+    int64_t v[] = {r->g, r->start - src->a->t0, r->end - r->start, r->name, (int64_t)r->task};
+    memcpy(f, v, sizeof(v));
+}
+
+/* g (-1 none), time, stack per CPU sample. */
+static void sample_row(const struct src *src, size_t i, int64_t *f)
+{
+    const struct rm_sample *s = &src->m->sm[i];
+    int64_t v[] = {g_or_none(s->g), s->t - src->a->t0, s->stack};
+    memcpy(f, v, sizeof(v));
+}
+
+/* name, count, ended, ns per task or region name. */
+static void name_row(const struct src *src, size_t i, int64_t *f)
+{
+    const struct gd_name_acc *n = &src->names->v[i];
+    int64_t v[] = {n->name, (int64_t)n->count, (int64_t)n->ended, n->ns};
+    memcpy(f, v, sizeof(v));
+}
+
+/* profile kind, stack, count, ns per (profile, stack). */
+static void prof_row(const struct src *src, size_t i, int64_t *f)
+{
+    const struct rm_prof *p = &src->m->prof[i];
+    int64_t v[] = {p->kind, p->stack, (int64_t)p->count, p->ns};
+    memcpy(f, v, sizeof(v));
 }
 
 /* Bucketed: width, then per thread [first bucket, "one letter per bucket"] ('a' + kind, '.'
@@ -118,64 +168,6 @@ static void buckets(struct gd_out *o, const struct rm *m)
             gd_out_c(o, kind < 0 ? '.' : (char)('a' + kind));
         }
         gd_out_s(o, "\"]");
-    }
-    gd_out_c(o, ']');
-}
-
-static void regions(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
-{
-    key(o, "regions");
-    gd_out_c(o, '[');
-    for (size_t i = 0; i < m->nrg; i++) {
-        const struct rm_region *r = &m->rg[i];
-        num(o, i == 0, r->g);
-        num(o, 0, r->start - a->t0);
-        num(o, 0, r->end - r->start);
-        num(o, 0, r->name);
-        num(o, 0, (int64_t)r->task);
-    }
-    gd_out_c(o, ']');
-}
-
-static void samples(struct gd_out *o, const struct gd_ana *a, const struct rm *m)
-{
-    key(o, "samples");
-    gd_out_c(o, '[');
-    for (size_t i = 0; i < m->nsm; i++) {
-        const struct rm_sample *s = &m->sm[i];
-        num(o, i == 0, s->g == UINT32_MAX ? -1 : (int64_t)s->g);
-        num(o, 0, s->t - a->t0);
-        num(o, 0, s->stack);
-    }
-    gd_out_c(o, ']');
-}
-
-/* Name totals (tasks, regions by name): [name, count, ended, ns] each. */
-static void names(struct gd_out *o, const char *k, const struct gd_name_accs *t)
-{
-    key(o, k);
-    gd_out_c(o, '[');
-    for (size_t i = 0; i < t->n; i++) {
-        gd_out_s(o, i ? ",[" : "[");
-        num(o, 1, t->v[i].name);
-        num(o, 0, (int64_t)t->v[i].count);
-        num(o, 0, (int64_t)t->v[i].ended);
-        num(o, 0, t->v[i].ns);
-        gd_out_c(o, ']');
-    }
-    gd_out_c(o, ']');
-}
-
-static void profiles(struct gd_out *o, const struct rm *m)
-{
-    key(o, "prof");
-    gd_out_c(o, '[');
-    for (size_t i = 0; i < m->nprof; i++) {
-        const struct rm_prof *p = &m->prof[i];
-        num(o, i == 0, p->kind);
-        num(o, 0, p->stack);
-        num(o, 0, (int64_t)p->count);
-        num(o, 0, p->ns);
     }
     gd_out_c(o, ']');
 }
@@ -218,15 +210,17 @@ static void data(struct gd_out *o, const char *file, const struct gd_dec *d, str
     counts(o, file, d, a, m);
     strings(o, a);
     threads(o, a);
+    struct src src = {a, m, &a->tasks};
     if (m->bucketed)
         buckets(o, m);
     else
-        slices(o, a, m);
-    regions(o, a, m);
-    samples(o, a, m);
-    names(o, "tasks", &a->tasks);
-    names(o, "regionsum", &a->regions);
-    profiles(o, m);
+        flat(o, "slices", m->nsl, 7, &src, slice_row);
+    flat(o, "regions", m->nrg, 5, &src, region_row);
+    flat(o, "samples", m->nsm, 3, &src, sample_row);
+    flat(o, "tasks", a->tasks.n, 4, &src, name_row);
+    src.names = &a->regions;
+    flat(o, "regionsum", a->regions.n, 4, &src, name_row);
+    flat(o, "prof", m->nprof, 4, &src, prof_row);
     gd_out_s(o, "}\n");
 }
 

@@ -99,3 +99,14 @@ int gd_sink_close(struct gd_sink *s, int ok)
     s->tmp = s->dest = NULL;
     return ok && e ? io_fail(s->name, "write", e) : 0;
 }
+
+int gd_sink_write(const char *path, const char *input, int (*fill)(struct gd_out *o, void *ctx),
+                  void *ctx)
+{
+    struct gd_sink sink;
+    int rc = gd_sink_open(&sink, path, input);
+    if (rc) return rc;
+    int failed = fill(&sink.out, ctx);
+    rc = gd_sink_close(&sink, !failed);
+    return failed ? failed : rc;
+}

@@ -23,5 +23,9 @@ int gd_sink_open(struct gd_sink *s, const char *path, const char *input);
  * GD_EXIT_IO after a message. !ok (the command failed): removes the temporary file (stdout
  * keeps what was written so far) and returns 0. */
 int gd_sink_close(struct gd_sink *s, int ok);
+/* gd_sink_open, fill(out, ctx) (0 = all written, else the command failed), gd_sink_close:
+ * the exit status (0, GD_EXIT_USAGE or GD_EXIT_IO after a message, or fill's failure). */
+int gd_sink_write(const char *path, const char *input, int (*fill)(struct gd_out *o, void *ctx),
+                  void *ctx);
 
 #endif

@@ -6,13 +6,15 @@
 #   4. checks the trace with Go's strict validator (gotracevalidate);
 #   5. prints `build/gotrace summary` of it when the decoder has that command (skipped, with a
 #      note, while it does not);
-#   6. prints the command that opens the trace in Go's trace viewer.
+#   6. writes the trace's report, build/demo/pipeline.html (gotrace report: one page to open in
+#      any browser, docs/report.md), and prints the command that opens the trace in Go's viewer.
 # Exits non-zero with a "demo: error:" line at the first step that fails.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 trace=build/demo/pipeline.trace
+page=build/demo/pipeline.html
 go_tool_trace="/usr/lib/go-1.23/bin/go tool trace"
 
 say() { printf 'demo: %s\n' "$*"; }
@@ -58,10 +60,16 @@ summary() {
     fi
 }
 
+report() {
+    build/gotrace report "$trace" -o "$page" || die "build/gotrace report failed"
+    say "wrote $page: open it in a browser (no network needed)"
+}
+
 setup
 build
 run_traced
 check_trace
 summary
-say "open it with:"
+report
+say "or open the trace in Go's viewer:"
 echo "  $go_tool_trace $trace"

@@ -10,24 +10,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 G="$top/build/gotrace"
 GO=/usr/lib/go-1.23/bin/go
 work="$top/build/bench/decoder"
-mkdir -p "$work"
 want_mb=500
 [ "${BENCH_QUICK:-}" = 1 ] && want_mb=100
-trace="$work/pingpong-${want_mb}mb.trace"
-if [ ! -s "$trace" ]; then
-  (cd "$top/test/decoder/goprog" && GOCACHE="$top/build/gocache" GOFLAGS=-mod=mod \
-    "$GO" build -o "$work/goprog" .)
-  # The trace rate depends on the machine: run, then rerun longer if the file is too small.
-  ms=$((want_mb * 25))
-  for _ in 1 2 3; do
-    echo "bench-decoder: generating $trace (${ms} ms of channel ping-pong)"
-    "$work/goprog" pingpong "$trace.tmp" "$ms"
-    got=$(($(stat -c %s "$trace.tmp") / 1048576))
-    [ "$got" -ge "$want_mb" ] && break
-    ms=$((ms * want_mb * 11 / 10 / (got > 0 ? got : 1)))
-  done
-  mv "$trace.tmp" "$trace"
-fi
+. "$top/bench/decoder/trace.sh"
+trace=$(bench_trace "$want_mb")
 bytes=$(stat -c %s "$trace")
 events=$("$G" check "$trace" | sed -n 's/.* \([0-9]*\) events$/\1/p')
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -55,6 +41,8 @@ table=$(echo "$results" | awk -v b="$bytes" -v e="$events" -v gs="$go_s" '{
   rss = $NF; s = $(NF-1); name = $1; for (i = 2; i <= NF - 2; i++) name = name " " $i
   if (s <= 0) s = 0.001
   printf "| %s | %.2f | %.1f | %.2f | %.0f | %.1fx |\n", name, s, b / 1048576 / s, e / s / 1e6, rss / 1024, gs / s }')
+# report.sh's section of RESULTS.md is kept.
+keep=$(sed -n '/^## gotrace report/,$p' "$top/bench/decoder/RESULTS.md" 2>/dev/null || true)
 {
   echo "# Decoder benchmark"
   echo
@@ -65,5 +53,6 @@ table=$(echo "$results" | awk -v b="$bytes" -v e="$events" -v gs="$go_s" '{
   echo "| command | seconds | MiB/s | Mevents/s | peak RSS MiB | vs go tool trace -d=1 |"
   echo "|---|---|---|---|---|---|"
   echo "$table"
+  [ -z "$keep" ] || printf '\n%s\n' "$keep"
 } >"$top/bench/decoder/RESULTS.md"
 cat "$top/bench/decoder/RESULTS.md"

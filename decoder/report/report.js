@@ -551,6 +551,11 @@ function flames() {
 }
 
 /* ---- tasks and regions ---- */
+function chunks(flat, n) {
+  const out = [];
+  for (let k = 0; k < flat.length; k += n) out.push(flat.slice(k, k + n));
+  return out;
+}
 function table(head, rowsOfCells) {
   return el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { text: h })))),
     el('tbody', {}, ...rowsOfCells.map((r) => el('tr', {}, ...r.map((c) => el('td', { text: String(c) }))))));
@@ -562,12 +567,13 @@ function annotations() {
     return;
   }
   const byNs = (a, b) => b[3] - a[3] || b[1] - a[1];
+  const tasks = chunks(D.tasks, 4), regions = chunks(D.regionsum, 4);
   if (D.tasks.length)
     box.append(el('h3', { text: 'User tasks' }), table(['task', 'begun', 'ended', 'total', 'average'],
-      D.tasks.slice().sort(byNs).map((t) => [S[t[0]], t[1], t[2], fmt(t[3]), fmt(t[2] ? t[3] / t[2] : 0)])));
+      tasks.sort(byNs).map((t) => [S[t[0]], t[1], t[2], fmt(t[3]), fmt(t[2] ? t[3] / t[2] : 0)])));
   if (D.regionsum.length)
     box.append(el('h3', { text: 'User regions' }), table(['region', 'count', 'total', 'average'],
-      D.regionsum.slice().sort(byNs).map((r) => [S[r[0]], r[1], fmt(r[3]), fmt(r[1] ? r[3] / r[1] : 0)])));
+      regions.sort(byNs).map((r) => [S[r[0]], r[1], fmt(r[3]), fmt(r[1] ? r[3] / r[1] : 0)])));
 }
 
 function notRecorded() {

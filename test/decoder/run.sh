@@ -26,18 +26,7 @@ RAW="$top/build/tools/gotraceraw"
 GOROOT_123=/usr/lib/go-1.23
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-  echo "FAIL: $*"
-  fail=$((fail + 1))
-}
-# verdict CMD...: prints the exit status of CMD (output discarded).
-status() {
-  "$@" >/dev/null 2>&1
-  echo $?
-}
+. "$here/lib.sh"
 
 echo "== decoder: golden outputs"
 for t in "$here"/golden/*.txt; do

@@ -15,17 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-  echo "FAIL: safety: $*"
-  fail=$((fail + 1))
-}
-status() {
-  "$@" >/dev/null 2>&1
-  echo $?
-}
+FAIL_PREFIX="safety: "
+. "$here/lib.sh"
 "$RAW" text2bytes <"$here/golden/threads.txt" >good.trace || exit 1
 "$RAW" text2bytes <"$here/golden/blocked.txt" >blocked.trace || exit 1
 head -c 330 good.trace >cut.trace
