@@ -7,6 +7,7 @@
  * of each variant and (traced - plain) / events.
  * Invariant: standalone (links the core archive, writes its trace to a temporary file it
  * removes); exits 1 if the tracer did not start or a hand-off was not traced. */
+#include "lifecycle.h"
 #include "tracer.h"
 #include "waitq.h"
 

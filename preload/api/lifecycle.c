@@ -79,7 +79,7 @@ static void fork_parent(void)
  * it never names the parent's file. */
 static int forked_path(char *path, size_t size)
 {
-    char a[GT_PATH_MAX], b[GT_PATH_MAX];
+    static char a[GT_PATH_MAX], b[GT_PATH_MAX]; /* not on the stack: see fork_child */
     if (config_expand_path(cfg.out_pattern, 1, a, sizeof a) != 0 ||
         config_expand_path(cfg.out_pattern, 2, b, sizeof b) != 0 || strcmp(a, b) != 0)
         return 0;
@@ -104,7 +104,7 @@ static void fork_child(void)
     gt_self = NULL;
     gen_fork_child(); /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
-    char path[GT_PATH_MAX];
+    static char path[GT_PATH_MAX]; /* the child runs this alone, maybe on a small stack */
     if (fork_traced) {
         buf_fork_child();
         thread_fork_child();
@@ -167,7 +167,7 @@ void tr_init(void)
     fence_init();
     plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
-    char path[GT_PATH_MAX];
+    static char path[GT_PATH_MAX]; /* once; maybe on a small stack (the first hook) */
     image = image_of_process();
     if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
         image_path(path, sizeof path, image) != 0 ||

@@ -75,7 +75,7 @@ static int open_path(void)
             return -1;
         }
         REAL(close)(fd);
-        char taken[GT_PATH_MAX];
+        static char taken[GT_PATH_MAX]; /* one opener at a time: set-up, or the flusher */
         snprintf(taken, sizeof taken, "%s", O.path);
         gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
                taken, (long)getpid(), taken, (long)getpid());
