@@ -3,8 +3,8 @@
 # generate it next to `gotrace summary` on the same trace (the goal: at most 2x), and the time
 # until headless Chromium has rendered it (the page's own clock, performance.now() when its
 # script ends, and the wall time of the whole browser run, with an empty page's run for
-# scale). Traces: >= 150 and >= 500 MiB from bench/decoder/trace.sh (GOTRACE_BENCH_REPORT_MB
-# to choose other sizes). Writes the "## gotrace report" section of bench/decoder/RESULTS.md.
+# scale). Traces: 12 ms of ping-pong (a page that draws every interval) and >= 150 and >= 500 MiB
+# from bench/decoder/trace.sh (GOTRACE_BENCH_REPORT_MB to choose others: "N" MiB, "Nms"). Writes the "## gotrace report" section of bench/decoder/RESULTS.md.
 # Invariants: times are the best of GOTRACE_BENCH_RUNS (default 3) runs; pages go to build/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,9 +43,13 @@ chrome() {
 echo '<!DOCTYPE html><title>empty</title><p>empty' >"$work/empty.html"
 empty=$(chrome "$work/empty.html" | cut -d' ' -f1)
 rows=""
-for mb in ${GOTRACE_BENCH_REPORT_MB:-150 500}; do
-  trace=$(bench_trace "$mb")
-  page="$work/report-${mb}mb.html"
+# "12ms": a short trace whose page draws every interval (the budget's worst case).
+for mb in ${GOTRACE_BENCH_REPORT_MB:-12ms 150 500}; do
+  case $mb in
+  *ms) trace=$(bench_short_trace "${mb%ms}") ;;
+  *) trace=$(bench_trace "$mb") ;;
+  esac
+  page="$work/report-${mb}.html"
   size=$(awk -v b="$(stat -c %s "$trace")" 'BEGIN { printf "%.1f", b / 1048576 }')
   events=$("$G" check "$trace" | sed -n 's/.* \([0-9]*\) events$/\1/p')
   s_sum=$(best "$G" summary "$trace")
@@ -53,7 +57,8 @@ for mb in ${GOTRACE_BENCH_REPORT_MB:-150 500}; do
   read -r wall ms < <(chrome "$page")
   kb=$(( $(stat -c %s "$page") / 1024 ))
   ratio=$(awk -v a="$s_rep" -v b="$s_sum" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  rows+="| $size MiB, $events events | $s_sum | $s_rep | ${ratio}x | $kb KiB | $ms | $wall |"$'\n'
+  drawn=$(grep -q '"bucketed":true' "$page" && echo bucketed || echo "every interval")
+  rows+="| $size MiB, $events events | $s_sum | $s_rep | ${ratio}x | $kb KiB, $drawn | $ms | $wall |"$'\n'
   echo "bench-report: $trace: summary $s_sum s, report $s_rep s, page $kb KiB, rendered in $ms ms ($wall s browser run)"
 done
 section=$(

@@ -76,7 +76,7 @@ for (const t of order) {
 const rowOf = new Map(rows.map((r) => [r.t.i, r]));
 
 const view = { t0: 0, t1: Math.max(D.duration, 1) };
-let hover = null, selected = null;
+let hover = null, selected = null, selectedWoke = [];
 const canvas = $('tl');
 const ctx = canvas.getContext('2d');
 
@@ -84,14 +84,22 @@ function width() { return canvas.clientWidth - LABEL_W; }
 function xOf(t) { return LABEL_W + (t - view.t0) / (view.t1 - view.t0) * width(); }
 function tOf(x) { return view.t0 + (x - LABEL_W) / width() * (view.t1 - view.t0); }
 
+/* The canvas is as tall as the visible part of the rows (it stays at the top of #tl-wrap,
+ * which scrolls over a spacer as tall as all rows): any number of threads fits. */
+const wrap = $('tl-wrap');
+let viewH = 0;
+function top0() { return wrap.scrollTop; }
 function resize() {
   const dpr = window.devicePixelRatio || 1;
-  canvas.style.height = yAll + 'px';
+  viewH = Math.min(yAll, Math.max(200, Math.floor(window.innerHeight * 0.7)));
+  canvas.style.height = viewH + 'px';
+  wrap.style.maxHeight = (viewH + 2) + 'px';
+  $('tl-space').style.height = (yAll - viewH) + 'px';
   canvas.width = Math.max(1, Math.floor(canvas.clientWidth * dpr));
-  canvas.height = Math.floor(yAll * dpr);
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  canvas.height = Math.floor(viewH * dpr);
   draw();
 }
+function visible(r) { return r.y + r.h > top0() + AXIS_H && r.y < top0() + viewH; }
 
 /* First slice of list (indices, time order) that ends after t. */
 function firstAfter(list, t) {
@@ -177,7 +185,7 @@ function drawAxis() {
     ctx.fillText(fmt(t), x + 3, AXIS_H / 2);
     ctx.beginPath();
     ctx.moveTo(x + 0.5, AXIS_H - 6);
-    ctx.lineTo(x + 0.5, yAll);
+    ctx.lineTo(x + 0.5, viewH);
     ctx.stroke();
   }
 }
@@ -185,8 +193,10 @@ function drawAxis() {
 function drawLabels() {
   ctx.font = '12px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
+  const sel = selected !== null ? T[SL[selected]] : null;
   for (const r of rows) {
-    ctx.fillStyle = r.t === (selected && T[SL[selected]]) ? '#e6eef7' : '#ffffff';
+    if (!visible(r)) continue;
+    ctx.fillStyle = r.t === sel ? '#e6eef7' : '#ffffff';
     ctx.fillRect(0, r.y, LABEL_W, r.h);
     ctx.fillStyle = '#1d232b';
     const label = r.t.name + (r.t.tid >= 0 ? '  ·  ' + r.t.tid : '');
@@ -233,14 +243,16 @@ function outline(k, color) {
 }
 
 function draw() {
-  const w = canvas.clientWidth;
-  ctx.clearRect(0, 0, w, yAll);
-  drawAxis();
+  const dpr = window.devicePixelRatio || 1, off = top0();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, canvas.clientWidth, viewH);
+  ctx.translate(0, -off); /* rows in content coordinates */
   ctx.save();
   ctx.beginPath();
-  ctx.rect(LABEL_W, AXIS_H, width(), yAll);
+  ctx.rect(LABEL_W, off + AXIS_H, width(), viewH - AXIS_H);
   ctx.clip();
   for (const r of rows) {
+    if (!visible(r)) continue;
     if (D.bucketed) drawBuckets(r); else drawSlices(r);
     drawRegions(r);
     drawSamples(r);
@@ -248,7 +260,7 @@ function draw() {
   if (selected !== null) {
     outline(selected, '#1d232b');
     drawEdge(selected, '#1d232b');
-    for (const k of wokenBy(selected)) drawEdge(k, '#2a6fb0');
+    for (const k of selectedWoke) drawEdge(k, '#2a6fb0');
   }
   if (hover !== null && hover !== selected) {
     outline(hover, '#2a6fb0');
@@ -256,6 +268,8 @@ function draw() {
   }
   ctx.restore();
   drawLabels();
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  drawAxis();
 }
 
 /* Waits the thread of slice k ended while it ran in k. */
@@ -298,7 +312,7 @@ function describe(k) {
 
 function tipText(k) {
   let s = `${T[SL[k]].name}\n${describe(k)}\n${fmt(SL[k + 2])} from ${fmt(SL[k + 1])}`;
-  if (SL[k + 6] >= 0) s += `\nwoken by ${T[SL[k + 6]].name}`;
+  if (SL[k + 6] >= 0) s += `\nwoken by ${who(SL[k + 6])}`;
   return s;
 }
 
@@ -310,6 +324,9 @@ function bucketTip(x, y) {
   if (!c || c === '.') return null;
   return `${r.t.name}\nmostly ${KINDS[c.charCodeAt(0) - 97].name}\nfrom ${fmt(j * D.width)} for ${fmt(D.width)}`;
 }
+
+/* A thread by name and id (threads of one start routine share the name). */
+function who(i) { return `${T[i].name} (id ${T[i].id})`; }
 
 function showDetails(k) {
   const box = $('details');
@@ -326,14 +343,36 @@ function showDetails(k) {
   add('start', fmt(SL[k + 1]));
   add('duration', fmt(SL[k + 2]));
   if (SL[k + 3] >= BLOCKED)
-    add('woken by', SL[k + 6] >= 0 ? `${T[SL[k + 6]].name} at ${fmt(SL[k + 1] + SL[k + 2])}`
+    add('woken by', SL[k + 6] >= 0 ? `${who(SL[k + 6])} at ${fmt(SL[k + 1] + SL[k + 2])}`
       : 'no thread (or still waiting at the end of the trace)');
-  const woke = wokenBy(k);
-  if (woke.length) add('woke', woke.map((j) => T[SL[j]].name).join(', '));
+  const woke = selectedWoke;
+  if (woke.length) add('woke', woke.map((j) => who(SL[j])).join(', '));
   const label = SL[k + 3] >= BLOCKED ? 'waiting call' : SL[k + 3] === 2 ? 'system call'
     : SL[k + 3] === 1 ? 'made runnable at' : 'started at';
   add(label, el('pre', { class: 'stack', text: stackText(SL[k + 5]) }));
   box.append(dl);
+}
+
+/* Selects slice k (or nothing): outline, edges, details, and a link to it in the address. */
+function select(k) {
+  selected = k;
+  selectedWoke = k !== null ? wokenBy(k) : [];
+  showDetails(k);
+  if (k !== null) history.replaceState(null, '', `#select=${T[SL[k]].id}@${SL[k + 1]}`);
+  draw();
+}
+
+/* Links: #view=T0-T1 shows that time range, #select=ID@T the interval of thread ID at time T
+ * (ns from the start of the trace). */
+function fromHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const v = (h.get('view') || '').split('-').map(Number);
+  if (v.length === 2 && v[1] > v[0]) setView(v[0], v[1]);
+  const m = /^(\d+)@(\d+)$/.exec(h.get('select') || '');
+  const t = m && T.find((x) => x.id === Number(m[1]));
+  if (!t || D.bucketed) return;
+  const list = perThread[t.i], n = firstAfter(list, Number(m[2]));
+  if (n < list.length) select(list[n]);
 }
 
 function setView(t0, t1) {
@@ -369,9 +408,7 @@ function timelineEvents() {
   canvas.addEventListener('click', (e) => {
     if (drag && drag.moved) { drag = null; return; }
     drag = null;
-    selected = sliceAt(e.offsetX, e.offsetY);
-    showDetails(selected);
-    draw();
+    select(sliceAt(e.offsetX, e.offsetY + top0()));
   });
   canvas.addEventListener('mousemove', (e) => {
     if (drag && e.buttons) {
@@ -380,8 +417,9 @@ function timelineEvents() {
       setView(drag.t0 - dt, drag.t1 - dt);
       return;
     }
-    const k = sliceAt(e.offsetX, e.offsetY);
-    const text = k !== null ? tipText(k) : D.bucketed ? bucketTip(e.offsetX, e.offsetY) : null;
+    const y = e.offsetY + top0();
+    const k = y < top0() + AXIS_H ? null : sliceAt(e.offsetX, y);
+    const text = k !== null ? tipText(k) : D.bucketed ? bucketTip(e.offsetX, y) : null;
     if (k !== hover) { hover = k; draw(); }
     tip.hidden = !text;
     if (text) {
@@ -400,6 +438,7 @@ function timelineEvents() {
     if (keys[e.key]) { keys[e.key](); e.preventDefault(); }
   });
   window.addEventListener('resize', resize);
+  wrap.addEventListener('scroll', draw);
 }
 
 function legend() {
@@ -594,6 +633,7 @@ annotations();
 notRecorded();
 timelineEvents();
 resize();
+fromHash();
 document.body.setAttribute('data-rendered', 'yes');
 /* ms from the start of loading to here: bench/decoder/report.sh reads it. */
 document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));

@@ -3,6 +3,7 @@
 
   report_page.py dom DOM_FILE TEXT...   the rendered DOM has no script error, says the script
                                         finished (data-rendered="yes"), and contains every TEXT
+  report_page.py details DOM_FILE TEXT...  the same, and the details panel shows every TEXT
   report_page.py png PNG_FILE COLOR...  the screenshot is not blank: many distinct colours, and
                                         each COLOR (#rrggbb, a timeline state) covers >= 200 pixels
 Exit 0 when the check holds, 1 with a message. Reads PNG with zlib only (8-bit RGB/RGBA,
@@ -29,6 +30,17 @@ def dom(path, *texts):
     for t in texts:
         if t not in plain:
             fail(f"the page does not show {t!r}")
+
+
+def details(path, *texts):
+    """The details panel (id="details") shows every TEXT."""
+    dom(path)
+    text = html.unescape(open(path, encoding="utf-8", errors="replace").read())
+    start = text.find('id="details"')
+    panel = text[start:text.find("</div>", start)] if start >= 0 else ""
+    for t in texts:
+        if t not in panel:
+            fail(f"the details panel does not show {t!r}: {panel[:600]!r}")
 
 
 def pixels(path):
@@ -84,4 +96,4 @@ def png(path, *colors):
 
 if __name__ == "__main__":
     cmd, *args = sys.argv[1:]
-    {"dom": dom, "png": png}.get(cmd, lambda *a: fail("unknown check " + cmd))(*args)
+    {"dom": dom, "details": details, "png": png}.get(cmd, lambda *a: fail("unknown check " + cmd))(*args)

@@ -1,16 +1,18 @@
 # report_browser: `gotrace report` pages of real traces (examples/pipeline, and
 # examples/annotations with CPU samples) rendered by headless Chromium: no script error, the
 # rendered DOM names the threads, their wait reasons and the Locks section, and the
-# screenshot is not blank (many colours; the running and blocked colours of the timeline).
+# screenshot is not blank (many colours; the running and blocked colours of the timeline); a
+# link to one of the collector's waits shows its details: the waiting call and who woke it.
 # itest-timeout: 150
 
 G=$GT_BUILD/gotrace
 command -v chromium >/dev/null || fail "chromium missing (scripts/setup.sh installs it)"
 [ -x "$G" ] || fail "$G missing (make all)"
 
-# render PAGE: PAGE.dom (--dump-dom) and PAGE.png (--screenshot), each from a fresh profile.
+# render PAGE [#FRAGMENT]: PAGE.dom (--dump-dom) and PAGE.png (--screenshot), each from a
+# fresh profile.
 render() {
-    local page=$1 what
+    local page=$1 frag=${2:-} what
     for what in dom png; do
         local prof
         prof=$(mktemp -d "$CASE_DIR/chrome.XXXXXX")
@@ -19,7 +21,7 @@ render() {
         timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
             --no-first-run --disable-background-networking --disable-component-update \
             --disable-sync --user-data-dir="$prof" --window-size=1400,1200 \
-            --enable-logging=stderr --v=0 "${out[@]}" "file://$page" \
+            --enable-logging=stderr --v=0 "${out[@]}" "file://$page$frag" \
             >"$page.$what.out" 2>"$page.$what.err" ||
             fail "chromium failed on $page: $(tail -c 300 "$page.$what.err")"
         rm -rf "$prof"
@@ -42,6 +44,19 @@ python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/pipe.html.dom"
 python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/pipe.html.png" \
     '#3a9d4a' '#d8483e' >"$CASE_DIR/check.out" ||
     fail "pipeline screenshot: $(cat "$CASE_DIR/check.out")"
+
+# A link to the collector's first wait that another thread ended (#select=ID@TIME): the
+# details panel names the waiting call and the thread that woke it.
+"$G" summary "$RUN_TRACE" >"$CASE_DIR/pipe.sum"
+"$G" dump "$RUN_TRACE" >"$CASE_DIR/pipe.dump"
+id=$(awk '$1 == "collector" { print $2; exit }' "$CASE_DIR/pipe.sum")
+at=$(awk -v g="$id" 'NR == 1 { t0 = $1 } $5 == "GoUnblock" && $6 == "g=" g && $4 != "G=-" {
+    print $1 - t0 - 1; exit }' "$CASE_DIR/pipe.dump")
+[ -n "$id" ] && [ -n "$at" ] || fail "no wake-up of the collector in the dump"
+render "$CASE_DIR/pipe.html" "#select=$id@$at"
+python3 "$GT_ROOT/test/integration/report_page.py" details "$CASE_DIR/pipe.html.dom" \
+    collector "blocked: sync: condvar" "woken by" "worker (id " pthread_cond_wait \
+    >"$CASE_DIR/check.out" || fail "pipeline page, selected wait: $(cat "$CASE_DIR/check.out")"
 
 trace_run annot GOTRACE_CPU_HZ=100 -- "$GT_BUILD/examples/annotations"
 expect_status "traced annotations" 0
