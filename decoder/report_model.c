@@ -230,11 +230,8 @@ void rm_free(struct rm *m)
 {
     for (size_t i = 0; i < m->nbk; i++)
         free(m->bk[i].v);
-    free(m->bk);
-    free(m->sl);
-    free(m->last);
-    free(m->rg);
-    free(m->sm);
-    free(m->prof);
+    void *arrays[] = {m->bk, m->sl, m->last, m->rg, m->sm, m->prof};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+        free(arrays[i]);
     gd_hm_free(&m->profmap);
 }
