@@ -3,7 +3,6 @@
  * hooks/syscalls.c), and pipe2 called for the tracer (libunwind's validation pipe) puts the
  * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first
  * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on).
- * Keys: pthread_key_create called for the tracer takes the highest free key below 32.
  * Invariants: to the program a kept descriptor does not exist (dup2/dup3 from it fail with
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
@@ -59,32 +58,6 @@ EXPORT int pipe2(int fds[2], int flags)
         fds[1] = fds_keep(fds[1], NULL);
     }
     return r;
-}
-
-/* glibc keeps a thread's values of keys below this in the thread itself; a higher key's first
- * pthread_setspecific in a thread allocates (calloc), which a signal handler must not do. */
-#define KEYS_IN_THREAD 32
-
-/* A key created for the tracer (libunwind's per-thread cache, set from whatever context a
- * thread first falls back in, signal handlers included) takes the highest free number below
- * KEYS_IN_THREAD, so the program's first 31 keys are numbered as untraced: take free keys
- * (glibc gives the lowest) up to that one, keep it, give back the others. If the program holds
- * all of them, the lowest free key. The stack module learns it (stack.h, stack_key_created). */
-EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
-{
-    if (!tr_inside()) return REAL(pthread_key_create)(key, destructor);
-    pthread_key_t taken[KEYS_IN_THREAD];
-    int n = 0;
-    while (n < KEYS_IN_THREAD && REAL(pthread_key_create)(&taken[n], destructor) == 0)
-        if (taken[n++] >= KEYS_IN_THREAD - 1) break;
-    if (n == 0) return EAGAIN;
-    int keep = n - 1;
-    if (taken[keep] >= KEYS_IN_THREAD && keep > 0) keep--; /* the highest below the limit */
-    *key = taken[keep];
-    for (int i = 0; i < n; i++)
-        if (i != keep) REAL(pthread_key_delete)(taken[i]);
-    stack_key_created(*key);
-    return 0;
 }
 
 EXPORT void abort(void)

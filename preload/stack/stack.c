@@ -1,5 +1,5 @@
 /* stack.c: stack capture with the fast CFI walker (walk.h), falling back to libunwind's
- * unw_backtrace for stacks it cannot walk, and the process-wide stack table (an intern set
+ * unw_step for stacks it cannot walk, and the process-wide stack table (an intern set
  * keyed by the pc array). See stack.h for the
  * invariants. Frame selection: leading frames whose return address lies in section gotrace_api
  * (stack_capture itself and the tracer API) are dropped; the stack ends before the first frame
@@ -15,7 +15,6 @@
 #include <libunwind.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
 
@@ -30,16 +29,6 @@ static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
 static int ready;   /* table initialised */
 
-/* libunwind (the general unwinder, for the frames walk.c cannot walk) keeps a per-thread
- * trace cache whatever the caching policy: a table of 2^14 frame slots (256 KiB) that it mmaps
- * and fills on a thread's first unw_backtrace and frees at the thread's exit, through a pthread
- * key. A slot whose address is 0 is empty, so a zeroed page is as good as libunwind's own empty
- * slots: a thread's first fallback drops every page of its new table (trim_trace_cache), and
- * the thread then holds only the pages its own frames touch. */
-static pthread_key_t cache_key;
-static int cache_key_known;
-static int warming; /* stack_init's first capture, the one that makes libunwind create its key */
-static __thread int fell_back; /* this thread has used libunwind */
 static _Atomic uint32_t epoch; /* memos recorded in another epoch are stale */
 
 /* pc is a return address: the call instruction, hence the function, is at pc - 1. */
@@ -59,59 +48,33 @@ int stack_init(int max_depth, int enabled)
     if (!enabled) return 0;
     /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). This
      * policy governs libunwind's DWARF register-state cache (used on trace-cache misses), not
-     * unw_backtrace's trace cache (see trim_trace_cache). */
+     * the trace cache of unw_backtrace, which is not used: general_backtrace). */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     (void)walk_init(); /* without its cache, walks read the unwind tables each time */
-    void *warm[GO_MAX_STACK_FRAMES];
-    warming = 1; /* libunwind creates its trace-cache key now: stack_key_created records it */
-    (void)unw_backtrace(warm, GO_MAX_STACK_FRAMES);
-    warming = 0;
     return 0;
 }
 
-void stack_key_created(pthread_key_t key)
+/* libunwind's walk, for stacks with a frame the fast walker cannot model: step by step, not
+ * unw_backtrace, whose per-thread trace cache would take one of the program's pthread keys
+ * (and 256 KiB a thread). Its first pc is in this function (section gotrace_api: dropped like
+ * the tracer's other frames). */
+GOTRACE_API_FN static int general_backtrace(uintptr_t *pcs, int max)
 {
-    if (warming && !cache_key_known) {
-        cache_key = key;
-        cache_key_known = 1;
-    }
-}
-
-/* libunwind's private x86_64 trace cache (src/x86_64/Gtrace.c, unchanged since 2011): a slot
- * (unw_tdep_frame_t) is an address and 64 bits of unwind rules; the cache begins with its
- * table and the table's log2 size. */
-struct trace_slot {
-    uint64_t addr;
-    uint64_t rules;
-};
-struct trace_cache_head {
-    struct trace_slot *frames;
-    size_t log_size;
-};
-#define TRACE_CACHE_LOG_SIZE 14 /* libunwind's HASH_MIN_BITS: the table as created */
-
-static void trim_trace_cache(void)
-{
-    void *warm[1];
-    int cancel;
+    unw_context_t uc;
+    unw_cursor_t cur;
+    int n = 0, cancel;
     /* Not cancelled in here (libunwind may write() to its validation pipe, a cancellation
      * point): the event being written would vanish from the trace. */
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    (void)unw_backtrace(warm, 1); /* creates this thread's trace cache if it has none */
-    pthread_setcancelstate(cancel, NULL);
-    const struct trace_cache_head *c = cache_key_known ? pthread_getspecific(cache_key) : NULL;
-    if (!c || c->log_size != TRACE_CACHE_LOG_SIZE || (uintptr_t)c->frames % 4096) return;
-    (void)madvise(c->frames, sizeof(struct trace_slot) << TRACE_CACHE_LOG_SIZE, MADV_DONTNEED);
-}
-
-/* libunwind's walk, for stacks with a frame the fast walker cannot model. */
-static int general_backtrace(uintptr_t *pcs, int max)
-{
-    if (!fell_back) {
-        fell_back = 1;
-        trim_trace_cache();
+    if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0) {
+        unw_word_t ip;
+        while (n < max && unw_get_reg(&cur, UNW_REG_IP, &ip) == 0) {
+            pcs[n++] = (uintptr_t)ip;
+            if (unw_step(&cur) <= 0) break;
+        }
     }
-    return unw_backtrace((void **)pcs, max);
+    pthread_setcancelstate(cancel, NULL);
+    return n;
 }
 
 /* The last frame index of pcs[0..n) the stack's id depends on: the trampoline or depth cut, or

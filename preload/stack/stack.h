@@ -16,14 +16,11 @@
 
 /* 0 on success, -1 if memory is unavailable. Call it before any thread captures: it sets up the
  * fast walker's rule cache (walk.h), sets libunwind's caching policy to per-thread
- * (libunwind's global cache locks a pthread mutex, which would re-enter our hooks) and primes
- * libunwind with one capture. Later calls keep the table and only change max_depth (clamped to
- * 1..GO_MAX_STACK_FRAMES) and enabled. A thread's first libunwind fallback (a stack the fast
- * walker cannot walk) mmaps libunwind's per-thread trace cache (256 KiB, mostly not resident). */
+ * (libunwind's global cache locks a pthread mutex, which would re-enter our hooks). Later calls
+ * keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and enabled.
+ * The libunwind fallback (a stack the fast walker cannot walk) steps frame by frame: it takes no
+ * pthread key of the program's (unw_backtrace's trace cache would). */
 int stack_init(int max_depth, int enabled);
-/* The pthread key libunwind creates (from pthread_key_create's hook, inside the tracer): the
- * one created during stack_init is its trace-cache key. */
-void stack_key_created(pthread_key_t key);
 /* A thread's memo of the stacks it captured last: each with the walk's chain of checks
  * (walk.h), so that a capture whose chain still holds returns the stack id without walking
  * or interning; most-recently-hit first. Owner-thread only; zeroed is empty. */

@@ -112,8 +112,6 @@
     X(dup2, int, (int, int), 0)                                                                    \
     X(dup3, int, (int, int, int), 0)                                                               \
     X(pipe2, int, (int[2], int), 0)                                                                \
-    X(pthread_key_create, int, (pthread_key_t *, void (*)(void *)), 0)                             \
-    X(pthread_key_delete, int, (pthread_key_t), 0)                                                 \
     X(abort, void, (void), 0)                                                                      \
     X(__assert_fail, void, (const char *, const char *, unsigned, const char *), 0)                \
     X(pthread_setname_np, int, (pthread_t, const char *), 0)                                       \
