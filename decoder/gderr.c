@@ -1,5 +1,5 @@
-/* err.c: error formatting and the growable-array helper (see err.h). */
-#include "err.h"
+/* gderr.c: error formatting and the growable-array helper (see gderr.h). */
+#include "gderr.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* err.h: the decoder's error record and small allocation helpers.
+/* gderr.h: the decoder's error record and small allocation helpers.
  * Invariants: an error names where it happened (generation, thread, event, byte offset) when
  * known; fields that are unknown are flagged off and left out of the message. */
-#ifndef GOTRACE_DECODER_ERR_H
-#define GOTRACE_DECODER_ERR_H
+#ifndef GOTRACE_DECODER_GDERR_H
+#define GOTRACE_DECODER_GDERR_H
 
 #include <stddef.h>
 #include <stdint.h>
