@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
+#include "fatal.h"
 #include "cpuprof.h"
 #include "flusher.h"
 #include "intern.h"
@@ -96,6 +97,7 @@ static int child_path(char *path, size_t size)
 static void fork_child(void)
 {
     tracer_pid = getpid();
+    fatal_fork_child();
     plainlock_fork_child();
     image = 0;
     forked = 1;
@@ -183,6 +185,7 @@ void tr_init(void)
     tr_reasons_init();
     const char *clock = clock_end(); /* before the first event */
     if (flusher_start(&cfg, path) != 0) goto done;
+    fatal_init();
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
@@ -245,6 +248,7 @@ void tr_shutdown(void)
 GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
 {
     if (gt_internal) return NULL;
+    if (fatal_dying() && tr_in_own_process()) fatal_park(); /* the process ends meanwhile */
     if (!gen_on_acquire()) {
         tr_init();
         if (!gen_on_acquire()) return NULL;

@@ -168,15 +168,16 @@ int flusher_start(const struct gt_config *cfg, const char *path)
     return start_thread();
 }
 
-/* A write asked of the flusher thread, when there is one and this is not it. 1 when written,
- * 0 when the caller must write itself, -1 when the flusher did not answer in time. */
-static int flusher_ask(int last)
+/* A write asked of the flusher thread, when there is one and this is not it, waiting at most
+ * wait_ms. 1 when written, 0 when the caller must write itself, -1 when the flusher did not
+ * answer in time. Async-signal-safe. */
+static int flusher_ask(int last, uint32_t wait_ms)
 {
     if (!atomic_load(&F.running) || on_flusher) return 0;
     if (last) atomic_store(&F.final_asked, 1);
     uint32_t mine = atomic_fetch_add(&F.asked, 1) + 1;
     gen_kick();
-    uint64_t end = gt_now_ns() + ASK_WAIT_MS * 1000000ull, now;
+    uint64_t end = gt_now_ns() + wait_ms * 1000000ull, now;
     for (;;) {
         uint32_t served = atomic_load(&F.served);
         if ((int32_t)(served - mine) >= 0) return 1;
@@ -184,14 +185,14 @@ static int flusher_ask(int last)
         if ((now = gt_now_ns()) >= end) break;
         futex_wait_ms(&F.served, served, (uint32_t)((end - now) / 1000000 + 1));
     }
-    gt_log("the flusher did not write within %d s; %s keeps the generations written so far",
-           ASK_WAIT_MS / 1000, output_path());
+    gt_log("the flusher did not write within %u ms; %s keeps the generations written so far",
+           wait_ms, output_path());
     return -1;
 }
 
 void flusher_flush_now(void)
 {
-    if (flusher_ask(0) == 0) switch_locked(0);
+    if (flusher_ask(0, ASK_WAIT_MS) == 0) switch_locked(0);
 }
 
 void flusher_code_unloaded(void)
@@ -201,9 +202,14 @@ void flusher_code_unloaded(void)
 
 void flusher_final(void)
 {
-    if (flusher_ask(1) != 0) return;
+    if (flusher_ask(1, ASK_WAIT_MS) != 0) return;
     switch_locked(1);
     gen_kick();
+}
+
+int flusher_final_within(uint32_t ms)
+{
+    return flusher_ask(1, ms) == 1 ? 0 : -1;
 }
 
 /* A fork while the flusher thread is still being set up could copy an allocator lock its

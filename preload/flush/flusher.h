@@ -18,6 +18,9 @@
 int flusher_start(const struct gt_config *cfg, const char *path);
 void flusher_flush_now(void); /* switch and write synchronously (before exec) */
 void flusher_final(void);     /* last switch and write; nothing is written after it */
+/* The same from a signal handler: asked of the flusher thread only (never written on the
+ * calling thread, which may hold what the write needs), waiting at most ms; 0 when written. */
+int flusher_final_within(uint32_t ms);
 /* A library was unloaded: the next generation written symbolizes with fresh module maps. */
 void flusher_code_unloaded(void);
 /* Fork: prepare takes the output lock (waiting for a switch in progress), parent and child

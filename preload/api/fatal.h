@@ -1,0 +1,30 @@
+/* fatal.h: fatal signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGABRT) whose disposition is the default. The tracer catches them: the first one writes the
+ * generation in progress (asked of the flusher thread, waiting at most FATAL_WAIT_MS) while the
+ * program's other threads stop at their next hook (tr_current), then the signal takes its
+ * default action: the same exit status, core dump and status seen by the parent as untraced.
+ * Invariants: a signal is caught only if its disposition was SIG_DFL at the tracer's start;
+ * the program sees the disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags
+ * and mask it set since); a handler or SIG_IGN the program installs replaces the tracer's for
+ * good; the handler is async-signal-safe and touches no state in a child that shares its
+ * parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS, SIGILL, SIGFPE
+ * from the kernel) or a signal sent again to the thread (every other case) ends the process
+ * with the default action, whether or not the write finished. */
+#ifndef GOTRACE_FATAL_H
+#define GOTRACE_FATAL_H
+#include <signal.h>
+
+#define FATAL_WAIT_MS 5000
+
+/* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL. */
+void fatal_init(void);
+/* In a forked child (the handlers are inherited): the child is the process to write for. */
+void fatal_fork_child(void);
+/* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */
+int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r);
+/* Whether the tracer's handler is installed for sig (the program's view is kept here). */
+int fatal_owns(int sig);
+/* A fatal signal is being handled: a thread that reaches a hook waits there for the end. */
+int fatal_dying(void);
+void fatal_park(void) __attribute__((noreturn));
+#endif

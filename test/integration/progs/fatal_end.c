@@ -1,0 +1,74 @@
+/* fatal_end.c SIGNAME COUNTS: two threads sleep 2 ms at a time and count their completed sleeps
+ * in COUNTS (a shared file mapping, so the count survives the process); after 300 ms (well
+ * inside the tracer's first generation) main ends the process with SIGNAME: TERM, INT, HUP,
+ * QUIT, ABRT (kill to the process), abort (abort()), SEGV (a store to address 0), BUS (a read
+ * past the end of a truncated file mapping), ILL (an invalid instruction), FPE (an integer
+ * division by zero). Untraced it dies of that signal; it never exits normally. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static _Atomic long *counts;
+
+static void *sleeper(void *arg)
+{
+    long i = (long)arg;
+    for (;;) {
+        usleep(2000);
+        counts[i]++;
+    }
+    return NULL;
+}
+
+static void *map_file(const char *path, size_t size, int truncate_after)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) exit(2);
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) exit(2);
+    if (truncate_after && ftruncate(fd, 0) != 0) exit(2);
+    close(fd);
+    return p;
+}
+
+static void end_with(const char *how, const char *counts_path)
+{
+    static const struct {
+        const char *name;
+        int sig;
+    } sent[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT},
+                {"ABRT", SIGABRT}};
+    for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
+        if (strcmp(how, sent[i].name) == 0) kill(getpid(), sent[i].sig);
+    if (strcmp(how, "abort") == 0) abort();
+    if (strcmp(how, "SEGV") == 0) *(volatile int *)0 = 1;
+    if (strcmp(how, "BUS") == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.bus", counts_path);
+        volatile char *p = map_file(path, 4096, 1);
+        (void)p[0];
+    }
+    if (strcmp(how, "ILL") == 0) __builtin_trap();
+    if (strcmp(how, "FPE") == 0) {
+        volatile int zero = 0, one = 1;
+        one /= zero;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) return 2;
+    counts = map_file(argv[2], 4096, 0);
+    pthread_t th[2];
+    for (long i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, sleeper, (void *)i);
+    usleep(300000);
+    end_with(argv[1], argv[2]);
+    for (;;)
+        pause(); /* a signal sent to the process may reach another thread first */
+}
