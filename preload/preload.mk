@@ -26,7 +26,8 @@ PRELOAD_SEES_hooks   := $(PRELOAD_SEES_api) hooks
 preload_incs = $(foreach l,$(PRELOAD_SEES_$(1)),-Ipreload/$(l))
 PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                   $(UNWIND_CFLAGS) $(DW_CFLAGS) $(if $(DEBUG),-DGT_DEBUG_ASSERT=1)
-PRELOAD_LIBS  := $(UNWIND_LIBS) $(DW_LIBS) -ldl -lpthread
+# libiberty (libiberty-dev): the demanglers, linked statically and kept hidden (stack/demangle.c).
+PRELOAD_LIBS  := $(UNWIND_LIBS) $(DW_LIBS) -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) common/go_wire.h | $(BUILD)
 	@mkdir -p $(@D)

@@ -4,7 +4,7 @@
 # package registry host: bookworm-backports is added to the mirror the apt sources already use.
 set -euo pipefail
 
-need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev clang libclang-rt-14-dev python3
+need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev libiberty-dev clang libclang-rt-14-dev python3
            xz-utils zstd pigz # these three: test/integration/cases/real_programs.sh
            chromium)          # renders `gotrace report` pages: test/integration/cases/report_browser.sh
 go_pkg=golang-1.23-go
@@ -16,6 +16,10 @@ missing=()
 for p in "${need_pkgs[@]}" "$go_pkg"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
+# Compilers of the integration tests' C++/Rust/OpenMP programs (test/integration/cases/
+# names_*.sh): installed only when no such command is found (a rustup toolchain will do).
+command -v rustc >/dev/null || missing+=(rustc)
+command -v clang >/dev/null || missing+=(clang)
 
 add_backports() {
   # Already configured?

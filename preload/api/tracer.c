@@ -196,7 +196,9 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     struct call c = {t, saved};
     thread_register(t);
     uint64_t stk = stack_capture(&t->memo);
-    uint64_t named = entry ? named_by(entry) : stk;
+    /* The process's main thread is "main" even when a library's constructor made it appear
+     * first, or the program is stripped (stack.h STACK_PC_MAIN). */
+    uint64_t named = gettid() == getpid() ? stack_named_main() : entry ? named_by(entry) : stk;
     struct gt_writer w;
     wr_begin(&w, t);
     first_events(&w, t, p, 1, named, stk);
@@ -227,7 +229,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     child->arg = arg;
     atomic_store(&child->creating, 1); /* until tr_create_done / tr_create_failed */
     uint64_t stk = stack_capture(&self->memo);
-    uint64_t named = named_by((void *)start);
+    uint64_t named = stack_named(&child->memo, (void *)start); /* start, or the program's code */
     thread_register(child);
     struct gt_writer w;
     wr_begin(&w, self);

@@ -53,6 +53,7 @@ EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char 
 {
     plainlock_init(); /* resolves the real functions first */
     app_main = main;
+    stack_set_main((void *)main);
     return gt_real.libc_start_main(main_trampoline, argc, argv, init, fini, rtld_fini, stack_end);
 }
 

@@ -145,6 +145,9 @@ GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
     int end = last_used(pcs, first, n);
     uint64_t id = stack_from_pcs(pcs + first, end - first);
     if (fast && memo) memo_keep(memo, end, id);
+    /* A memo's first capture is always a miss: a hit never needs this test. */
+    if (memo && id && !atomic_load_explicit(&memo->first, memory_order_relaxed))
+        atomic_store_explicit(&memo->first, id, memory_order_release);
     return id;
 }
 
@@ -177,9 +180,46 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
     return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
 }
 
+uint64_t stack_named(struct stack_memo *memo, void *start)
+{
+    memo->start = start;
+    uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)memo};
+    return stack_from_pcs(pcs, 2);
+}
+
+static void *_Atomic main_fn;
+
+uint64_t stack_named_main(void)
+{
+    uintptr_t pc = STACK_PC_MAIN;
+    return stack_from_pcs(&pc, 1);
+}
+
+void stack_set_main(void *fn)
+{
+    atomic_store_explicit(&main_fn, fn, memory_order_release);
+}
+
+void *stack_main(void)
+{
+    return atomic_load_explicit(&main_fn, memory_order_acquire);
+}
+
+uint64_t stack_first(const struct stack_memo *memo)
+{
+    return atomic_load_explicit(&memo->first, memory_order_acquire);
+}
+
 int stack_enabled(void)
 {
     return capture;
+}
+
+int stack_pcs(uint64_t id, const uintptr_t **pcs)
+{
+    size_t len = 0;
+    *pcs = ready && id ? intern_get(&stacks, id, &len) : NULL;
+    return *pcs ? (int)(len / sizeof(uintptr_t)) : 0;
 }
 
 int stack_depth(uint64_t id)

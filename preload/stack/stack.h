@@ -30,6 +30,10 @@ struct stack_memo {
     int used;
     const struct walk_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
     uint64_t id[STACK_MEMO_WAYS];                    /* stack id of known[i] */
+    /* Read by the flusher too (stack_named): the first stack the owner captured, set once,
+     * and the start routine its creator named the thread by. */
+    _Atomic uint64_t first;
+    void *start;
     struct walk_chain chain[STACK_MEMO_WAYS];
     struct walk_chain scratch;
 };
@@ -49,8 +53,28 @@ uint64_t stack_capture_interrupted(const struct walk_regs *at);
  * addresses (symbolization looks up pc - 1): pass a function's entry address plus 1. At most
  * GO_MAX_STACK_FRAMES are kept; 0 for n <= 0. Works when capture is disabled. */
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
+/* Synthetic frames, resolved when the flusher symbolizes (symbolize.c): never a code address
+ * (user addresses are < 2^47). STACK_PC_MAIN is "main" (the process's main thread, stripped or
+ * not, whoever created it); stack_named's second frame is the thread's first frame of program
+ * code, or nothing. */
+#define STACK_PC_SYNTH ((uintptr_t)1 << 63)
+#define STACK_PC_MAIN (STACK_PC_SYNTH | 1)
+/* The stack naming a thread created with start routine start whose own stacks go to memo
+ * (creator side, before the thread runs): [start, the first frame of the program's own code in
+ * the thread's first captured stack] when start is a language runtime's trampoline (libstdc++'s
+ * std::thread, libgomp, Rust's std), else just [start]; resolved per generation, so a thread
+ * whose first stack comes after its creation's generation was written keeps [start] there. */
+uint64_t stack_named(struct stack_memo *memo, void *start);
+/* [main]: the process's main thread; stack_set_main gives main's address (for its line). */
+uint64_t stack_named_main(void);
+void stack_set_main(void *fn);
+void *stack_main(void);
+/* The id of the first stack memo's owner captured (flusher), 0 if none yet. */
+uint64_t stack_first(const struct stack_memo *memo);
 int stack_enabled(void);
 int stack_depth(uint64_t id); /* frames of a stack; 0 for id 0 or unknown */
+/* The pcs of stack id (innermost first) in *pcs: their number, 0 for id 0 or unknown. */
+int stack_pcs(uint64_t id, const uintptr_t **pcs);
 void stack_mark(uint64_t id, uint64_t gen);
 typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
 void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);

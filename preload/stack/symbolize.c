@@ -3,12 +3,17 @@
  * at most once and its frames cached until sym_fini; the innermost frame keeps the real pc and
  * the k-th enclosing inlined caller gets pc | k << 56 (user addresses are < 2^47), so every
  * distinct frame has a distinct pc. A pc without DWARF falls back to the ELF symbol, with the
- * module path as the file; a pc no module covers re-reports /proc/self/maps once, then is "?". */
+ * module path as the file; a pc no module covers re-reports /proc/self/maps once, then is "?".
+ * The compilation unit of a pc comes from .debug_aranges when the module has them (libdw's
+ * lookup), else from the units' own address ranges (DW_AT_ranges / low_pc..high_pc), read once
+ * per module into a sorted table: clang and rustc emit no .debug_aranges by default. Frames
+ * are marked as a language runtime's (runtime_name) for the thread names of stack.h. */
 #include "symbolize.h"
 
+#include "demangle.h"
+#include "stack.h"
 #include "strtab.h"
 
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -23,13 +28,26 @@
 struct entry {
     uintptr_t pc;
     int n;
+    uint32_t runtime; /* bit k: frame k is a language runtime's code (runtime_name) */
     struct sym_frame f[];
 };
 
-typedef char *(*demangle_fn)(const char *name, char *buf, size_t *len, int *status);
+/* A module's compilation units by address: [lo, hi) in the DWARF's own addresses. */
+struct cu_range {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die cu;    /* the unit's DIE: for a skeleton (split DWARF), the split unit's */
+    Dwarf_Die lines; /* the unit that holds the line table (the skeleton) */
+};
+struct mod_ranges {
+    Dwfl_Module *mod;
+    size_t n;
+    struct cu_range *r;
+};
 
 static Dwfl *dwfl;
 static char *debuginfo_path;
+static struct mod_ranges *mods; /* built on demand, dropped at every report */
+static size_t nmods;
 
 /* Whether the ELF file open on fd has mod's build ID (or either has none). */
 static int same_build(Dwfl_Module *mod, int fd)
@@ -78,12 +96,21 @@ static const Dwfl_Callbacks callbacks = {
     .find_debuginfo = find_debuginfo,
     .debuginfo_path = &debuginfo_path,
 };
-static demangle_fn demangle;
 static struct entry **cache; /* open addressing on pc, at most half full */
 static size_t cache_cap, cache_len;
 
+static void drop_ranges(void)
+{
+    for (size_t i = 0; i < nmods; i++)
+        free(mods[i].r);
+    free(mods);
+    mods = NULL;
+    nmods = 0;
+}
+
 static void report(void)
 {
+    drop_ranges(); /* a module that went away may be reused for another */
     dwfl_report_begin(dwfl);
     (void)dwfl_linux_proc_report(dwfl, getpid()); /* on error: the modules reported so far */
     dwfl_report_end(dwfl, NULL, NULL);
@@ -96,59 +123,285 @@ int sym_init(void)
     dwfl = dwfl_begin(&callbacks);
     if (!dwfl) return -1;
     report();
-    demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
     return 0;
 }
 
-static uint64_t intern_name(const char *name)
+/* ---- compilation units by address, without .debug_aranges ---- */
+
+static int by_lo(const void *a, const void *b)
 {
-    int status = -1;
-    char *d = demangle && strncmp(name, "_Z", 2) == 0 ? demangle(name, NULL, NULL, &status) : NULL;
-    uint64_t id = str_intern_cstr(d && status == 0 ? d : name);
-    free(d);
-    return id;
+    const struct cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static const char *die_name(Dwarf_Die *die)
+static void add_unit_ranges(struct mod_ranges *m, size_t *cap, Dwarf_CU *cu, Dwarf_Die *cudie)
+{
+    uint8_t type;
+    Dwarf_Die sub;
+    if (dwarf_cu_info(cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) != 0) return;
+    if (type != DW_UT_compile && type != DW_UT_skeleton && type != DW_UT_partial) return;
+    int split = type == DW_UT_skeleton && sub.cu != NULL;
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+        if (hi <= lo) continue;
+        if (m->n == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 64;
+            struct cu_range *r = realloc(m->r, ncap * sizeof *r);
+            if (!r) return;
+            m->r = r;
+            *cap = ncap;
+        }
+        m->r[m->n++] = (struct cu_range){lo, hi, split ? sub : *cudie, *cudie};
+    }
+}
+
+static struct mod_ranges *ranges_of(Dwfl_Module *mod, Dwarf *dw)
+{
+    for (size_t i = 0; i < nmods; i++)
+        if (mods[i].mod == mod) return &mods[i];
+    struct mod_ranges *grown = realloc(mods, (nmods + 1) * sizeof *mods);
+    if (!grown) return NULL;
+    mods = grown;
+    struct mod_ranges *m = &mods[nmods++];
+    *m = (struct mod_ranges){mod, 0, NULL};
+    size_t cap = 0;
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
+        add_unit_ranges(m, &cap, cu, &cudie);
+    if (m->n) qsort(m->r, m->n, sizeof *m->r, by_lo);
+    return m;
+}
+
+/* The unit covering a (a DWARF address) in m, NULL if none. */
+static const struct cu_range *range_at(const struct mod_ranges *m, Dwarf_Addr a)
+{
+    size_t lo = 0, hi = m->n; /* first entry with .lo > a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->r[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, seen = 0; i-- > 0 && seen < 16; seen++) /* ranges may nest */
+        if (a < m->r[i].hi) return &m->r[i];
+    return NULL;
+}
+
+/* The unit of addr (a process address): scopes from *cu, lines from *lines. */
+static int unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias, Dwarf_Die *cu,
+                   Dwarf_Die *lines)
+{
+    Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+    if (d) {
+        *cu = *lines = *d;
+        return 1;
+    }
+    Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+    struct mod_ranges *m = dw ? ranges_of(mod, dw) : NULL;
+    const struct cu_range *r = m ? range_at(m, addr - *bias) : NULL;
+    if (!r) return 0;
+    *cu = r->cu;
+    *lines = r->lines;
+    return 1;
+}
+
+/* ---- names ---- */
+
+static uint64_t intern_name(const char *name)
+{
+    return str_intern_cstr(demangle_name(name));
+}
+
+/* Whether name (demangled) is a language runtime's: C++'s std::, Rust's std/core/alloc (also
+ * as an impl's self type, and the closure-call shims of core::ops::function), OpenMP's
+ * runtimes, the dynamic loader. The qualified name is taken after a leading return type. */
+static int runtime_name(const char *name)
+{
+    static const char *const prefixes[] = {
+        "std::",   "core::",   "alloc::",   "__gnu_cxx::", "__cxxabiv1::", "<std::", "<core::",
+        "<alloc::", "__rust_", "GOMP_",     "gomp_",       "__kmp",        "_dl_",   "__libc_",
+    };
+    int depth = 0;
+    const char *q = name;
+    for (const char *p = name; *p; p++) { /* skip "void " of "void std::f<...>(...)" */
+        if (*p == '<' || *p == '(') {
+            if (*p == '(' && depth == 0) break;
+            depth++;
+        } else if ((*p == '>' || *p == ')') && depth > 0) {
+            depth--;
+        } else if (*p == ' ' && depth == 0) {
+            q = p + 1;
+        }
+    }
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(q, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+    return strstr(q, " as core::ops::function::Fn") != NULL;
+}
+
+/* Whether the module at path is a language runtime or this tracer. */
+static int runtime_module(const char *path)
+{
+    static const char *const libs[] = {"libstdc++.", "libc++.", "libc++abi.", "libgomp.",
+                                       "libomp.",    "libc.so", "ld-linux",   "libgcc_s.",
+                                       "libpthread.", "libgotrace"};
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    const char *base = slash ? slash + 1 : path;
+    for (size_t i = 0; base && i < sizeof libs / sizeof *libs; i++)
+        if (strncmp(base, libs[i], strlen(libs[i])) == 0) return 1;
+    return 0;
+}
+
+/* The DIE that declares die's function: through DW_AT_abstract_origin (an inlined or
+ * out-of-line instance) and DW_AT_specification (a definition outside its class). */
+static Dwarf_Die declaring(Dwarf_Die *die)
+{
+    Dwarf_Die d = *die, ref;
+    Dwarf_Attribute a;
+    for (int i = 0; i < 4; i++) {
+        if (!dwarf_formref_die(dwarf_attr(&d, DW_AT_abstract_origin, &a), &ref) &&
+            !dwarf_formref_die(dwarf_attr(&d, DW_AT_specification, &a), &ref))
+            break;
+        d = ref;
+    }
+    return d;
+}
+
+/* name qualified by the namespaces, classes and functions around decl, into buf (GCC gives
+ * template instances and lambdas' members no linkage name: "operator()" becomes
+ * "main()::<lambda()>::operator()"). */
+static const char *qualified(Dwarf_Die *decl, const char *name, char *buf, size_t cap)
+{
+    Dwarf_Die *sc;
+    int n = dwarf_getscopes_die(decl, &sc);
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = n - 1; i >= 1; i--) {
+        int tag = dwarf_tag(&sc[i]);
+        const char *pn = dwarf_diename(&sc[i]);
+        if (!pn && (tag == DW_TAG_class_type || tag == DW_TAG_structure_type))
+            pn = "<lambda>"; /* GCC's closure types have no name */
+        const char *form = tag == DW_TAG_subprogram ? "%s()::"
+                           : tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+                                   tag == DW_TAG_structure_type || tag == DW_TAG_union_type
+                               ? "%s::"
+                               : NULL;
+        int k = pn && form && len < cap ? snprintf(buf + len, cap - len, form, pn) : 0;
+        if (k > 0) len += (size_t)k;
+    }
+    if (n > 0) free(sc);
+    if (len >= cap) return name;
+    snprintf(buf + len, cap - len, "%s", name);
+    return buf;
+}
+
+/* The name to show for a function's DIE: its linkage name demangled; else, for the function
+ * holding the pc, its ELF symbol (demangled); else its DWARF name, qualified. */
+static const char *die_name(Dwfl_Module *mod, Dwarf_Die *die, int tag, Dwarf_Addr addr, char *buf,
+                            size_t cap)
 {
     Dwarf_Attribute a;
     const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
     if (!s) s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-    if (!s) s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-    return s;
+    if (!s && tag == DW_TAG_subprogram) s = dwfl_module_addrname(mod, addr);
+    if (s) return demangle_name(s);
+    s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+    if (!s) return "?";
+    Dwarf_Die decl = declaring(die);
+    return qualified(&decl, s, buf, cap);
+}
+
+/* Whether a frame's source file is a runtime's: system headers (libstdc++'s templates, inlined
+ * into the program) and Rust's standard library sources. */
+static int runtime_file(const char *file)
+{
+    return file && (strncmp(file, "/usr/include/", 13) == 0 || strncmp(file, "/rustc/", 7) == 0 ||
+                    strncmp(file, "library/std/", 12) == 0 ||
+                    strncmp(file, "library/core/", 13) == 0 ||
+                    strncmp(file, "library/alloc/", 14) == 0);
+}
+
+/* Whether mod is this library: its frames are shown as the hook only (the interposed
+ * function the program called), never the tracer's inlined helpers. */
+static int own_module(Dwfl_Module *mod)
+{
+    Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
+    return dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) && here >= start &&
+           here < end;
+}
+
+/* The innermost function or inlined call under die whose ranges hold a, found by visiting
+ * every DIE: dwarf_getscopes descends only into DIEs whose own ranges hold a, and misses GCC's
+ * outlined OpenMP bodies (main._omp_fn.0, a child of main's DIE but outside main's range) and
+ * rustc's functions inside namespaces. 1 if found (in *found). */
+static int deepest_at(Dwarf_Die *die, Dwarf_Addr a, Dwarf_Die *found)
+{
+    Dwarf_Die child;
+    int got = 0;
+    if (dwarf_child(die, &child) != 0) return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+            dwarf_haspc(&child, a) == 1) {
+            *found = child;
+            got = 1;
+        }
+        if (dwarf_haschildren(&child) && deepest_at(&child, a, found)) got = 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return got;
 }
 
 /* Frames from DWARF scopes (inlined callers expanded), 0 if the pc has no DWARF. */
-static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sym_frame *out)
+static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sym_frame *out,
+                        uint32_t *runtime)
 {
     Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias), *scopes, inner;
-    int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : -1;
-    if (ns <= 0) return 0;
-    /* dwarf_getscopes follows an inlined subroutine into its abstract definition; the callers
-     * are the innermost scope's parents in the concrete tree (as eu-addr2line -i does). */
-    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
-    int ok = dw && dwarf_offdie(dw, dwarf_dieoffset(&scopes[0]), &inner);
-    free(scopes);
+    Dwarf_Die cu, lines, *scopes, inner;
+    if (!unit_at(mod, addr, &bias, &cu, &lines)) return 0;
+    int ns = dwarf_getscopes(&cu, addr - bias, &scopes), ok;
+    if (ns > 0) {
+        /* dwarf_getscopes follows an inlined subroutine into its abstract definition; the
+         * callers are the innermost scope's parents in the concrete tree (as eu-addr2line -i
+         * does). In the split unit's file for split DWARF. */
+        ok = dwarf_offdie(dwarf_cu_getdwarf(scopes[0].cu), dwarf_dieoffset(&scopes[0]), &inner) !=
+             NULL;
+        free(scopes);
+    } else { /* a function nested where getscopes does not look */
+        ok = deepest_at(&cu, addr - bias, &inner);
+    }
     ns = ok ? dwarf_getscopes_die(&inner, &scopes) : -1;
     if (ns <= 0) return 0;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
-    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0) files = NULL;
-    const char *file = NULL;
+    if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = NULL;
+    const char *file = NULL, *path = NULL;
     int line = 0;
     Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
-    if (l) file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+    if (l) {
+        file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+    } else {
+        Dwarf_Line *dl = dwarf_getsrc_die(&lines, addr - bias);
+        if (dl) {
+            file = dwarf_linesrc(dl, NULL, NULL);
+            (void)dwarf_lineno(dl, &line);
+        }
+    }
+    (void)dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+    int own = own_module(mod), rt_mod = runtime_module(path);
     int n = 0;
     for (int i = 0; i < ns && n < MAX_INLINE; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
-        const char *name = die_name(&scopes[i]);
-        if (!name && tag == DW_TAG_subprogram) name = dwfl_module_addrname(mod, addr);
-        out[n] = (struct sym_frame){pc | (uintptr_t)n << 56,
-                                    name ? intern_name(name) : str_intern_cstr("?"),
-                                    file ? str_intern_cstr(file) : 0, line > 0 ? line : 0};
-        n++;
+        if (!(own && tag == DW_TAG_inlined_subroutine)) {
+            char buf[1024];
+            const char *name = die_name(mod, &scopes[i], tag, addr, buf, sizeof buf);
+            if (rt_mod || runtime_name(name) || runtime_file(file)) *runtime |= 1u << n;
+            out[n] = (struct sym_frame){pc | (uintptr_t)n << 56, str_intern_cstr(name),
+                                        file ? str_intern_cstr(file) : 0, line > 0 ? line : 0};
+            n++;
+        }
         if (tag == DW_TAG_subprogram) break;
         Dwarf_Attribute a;
         Dwarf_Word v;
@@ -163,7 +416,8 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
 }
 
 /* One frame from the ELF symbol table: name (or module+offset), file = module path. */
-static void elf_frame(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sym_frame *out)
+static void elf_frame(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sym_frame *out,
+                      uint32_t *runtime)
 {
     Dwarf_Addr base;
     const char *path = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
@@ -171,6 +425,7 @@ static void elf_frame(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sy
     out->pc = pc;
     out->file_str = path ? str_intern_cstr(path) : 0;
     out->line = 0;
+    if (runtime_module(path) || (name && runtime_name(demangle_name(name)))) *runtime = 1;
     if (name) {
         out->func_str = intern_name(name);
         return;
@@ -195,7 +450,7 @@ static Dwfl_Module *module_at(Dwarf_Addr addr)
     return addr >= start && addr < end ? mod : NULL;
 }
 
-static int resolve(uintptr_t pc, struct sym_frame *out)
+static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
 {
     Dwarf_Addr addr = pc ? pc - 1 : 0;
     Dwfl_Module *mod = module_at(addr);
@@ -207,9 +462,10 @@ static int resolve(uintptr_t pc, struct sym_frame *out)
         *out = (struct sym_frame){pc, str_intern_cstr("?"), 0, 0};
         return 1;
     }
-    int n = dwarf_frames(mod, addr, pc, out);
+    int n = dwarf_frames(mod, addr, pc, out, runtime);
     if (n > 0) return n;
-    elf_frame(mod, addr, pc, out);
+    *runtime = 0;
+    elf_frame(mod, addr, pc, out, runtime);
     return 1;
 }
 
@@ -236,15 +492,58 @@ static int cache_room(void)
     return 1;
 }
 
-static const struct entry *remember(uintptr_t pc, const struct sym_frame *f, int n)
+/* The cached frames of a real pc, resolved on first use; NULL if memory is short. */
+static const struct entry *entry_of(uintptr_t pc)
 {
-    struct entry *e = cache_room() ? malloc(sizeof *e + (size_t)n * sizeof *f) : NULL;
-    if (!e) return NULL;
-    e->pc = pc;
-    e->n = n;
-    memcpy(e->f, f, (size_t)n * sizeof *f);
+    const struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
+    if (e) return e;
+    struct sym_frame f[MAX_INLINE];
+    uint32_t runtime = 0;
+    int n = resolve(pc, f, &runtime);
+    struct entry *fresh = cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f) : NULL;
+    if (!fresh) return NULL;
+    fresh->pc = pc;
+    fresh->n = n;
+    fresh->runtime = runtime;
+    memcpy(fresh->f, f, (size_t)n * sizeof *f);
     cache_len++;
-    return cache[slot_of(pc)] = e;
+    return cache[slot_of(pc)] = fresh;
+}
+
+/* ---- the synthetic frames of stack.h ---- */
+
+/* STACK_PC_MAIN: "main", at main's source line when main has DWARF. */
+static int main_frame(uintptr_t pc, struct sym_frame *out)
+{
+    void *fn = stack_main();
+    const struct entry *e = fn ? entry_of((uintptr_t)fn + 1) : NULL;
+    *out = e ? e->f[e->n - 1] : (struct sym_frame){0};
+    if (out->line == 0) out->file_str = 0; /* a stripped program: no module path either */
+    out->pc = pc;
+    out->func_str = str_intern_cstr("main");
+    return 1;
+}
+
+/* A thread's first frame of the program's own code (stack_named): when its start routine is
+ * a runtime's, the outermost frame of its first captured stack that is not; else nothing (the
+ * start routine names it). */
+static int late_frame(uintptr_t pc, struct sym_frame *out)
+{
+    const struct stack_memo *m = (const struct stack_memo *)(pc & ~STACK_PC_SYNTH);
+    const struct entry *start = entry_of((uintptr_t)m->start + 1);
+    if (!start || !(start->runtime & (1u << (start->n - 1)))) return 0;
+    const uintptr_t *pcs;
+    int n = stack_pcs(stack_first(m), &pcs);
+    for (int i = n - 1; i >= 0; i--) {
+        const struct entry *e = (pcs[i] & STACK_PC_SYNTH) ? NULL : entry_of(pcs[i]);
+        for (int k = e ? e->n - 1 : -1; k >= 0; k--) {
+            if (e->runtime & (1u << k)) continue;
+            *out = e->f[k];
+            out->pc = pc;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
@@ -254,13 +553,34 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
         *out = (struct sym_frame){pc, 0, 0, 0};
         return 1;
     }
-    const struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
-    struct sym_frame f[MAX_INLINE];
-    int n = e ? e->n : resolve(pc, f);
-    if (!e) e = remember(pc, f, n);
-    if (n > max) n = max;
-    memcpy(out, e ? e->f : f, (size_t)n * sizeof *out);
+    if (pc == STACK_PC_MAIN) return main_frame(pc, out);
+    if (pc & STACK_PC_SYNTH) return late_frame(pc, out);
+    const struct entry *e = entry_of(pc);
+    if (!e) { /* memory is short: uncached */
+        struct sym_frame f[MAX_INLINE];
+        uint32_t runtime = 0;
+        int n = resolve(pc, f, &runtime);
+        if (n > max) n = max;
+        memcpy(out, f, (size_t)n * sizeof *out);
+        return n;
+    }
+    int n = e->n > max ? max : e->n;
+    memcpy(out, e->f, (size_t)n * sizeof *out);
     return n;
+}
+
+int sym_data(uintptr_t addr, char *buf, size_t cap)
+{
+    if (!dwfl || cap == 0) return 0;
+    Dwfl_Module *mod = module_at(addr);
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
+    if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || off >= sym.st_size) return 0;
+    int n = off ? snprintf(buf, cap, "%s+%#lx", demangle_name(name), (unsigned long)off)
+                : snprintf(buf, cap, "%s", demangle_name(name));
+    if (n < 0) return 0;
+    return (size_t)n >= cap ? (int)cap - 1 : n;
 }
 
 void sym_fini(void)
@@ -270,6 +590,7 @@ void sym_fini(void)
     free(cache);
     cache = NULL;
     cache_cap = cache_len = 0;
+    drop_ranges();
     if (dwfl) dwfl_end(dwfl);
     dwfl = NULL;
 }

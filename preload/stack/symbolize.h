@@ -4,6 +4,7 @@
  * Function and file names are interned in the string table (strings.h). */
 #ifndef GOTRACE_SYMBOLIZE_H
 #define GOTRACE_SYMBOLIZE_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct sym_frame {
@@ -16,7 +17,10 @@ struct sym_frame {
  * read lazily, per module, at its first lookup). */
 int sym_init(void);
 /* Frames for return address pc (inlined frames expanded, innermost first), at most max;
- * returns how many were written (>= 1 when max >= 1). The innermost frame has .pc == pc; the
+ * returns how many were written (>= 1 when max >= 1, but 0 for a stack_named frame with
+ * nothing to show). Names are demangled (C++, Rust legacy and v0); the tracer's own inlined
+ * helpers never show (its hooks appear as the interposed function only); the synthetic pcs of
+ * stack.h resolve to "main" and to a thread's first frame of the program's own code. The innermost frame has .pc == pc; the
  * k-th enclosing inlined caller has .pc == pc | k << 56, so a pc still names one frame. No
  * DWARF: the ELF symbol (or "module+0xoff") with the module's path as file and line 0; no
  * module: func "?". Before sym_init: one frame with no strings. A caller filling a Stack must
@@ -24,5 +28,8 @@ int sym_init(void);
  * and str_mark the func/file ids it writes. With DEBUGINFOD_URLS set in the traced process,
  * libdw may query debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
+/* The static object holding data address addr, as "symbol" or "symbol+offset" (demangled)
+ * into buf (cap bytes): its length, 0 when addr is in no symbol of a module (heap, stacks). */
+int sym_data(uintptr_t addr, char *buf, size_t cap);
 void sym_fini(void); /* frees the cache and the Dwfl; sym_init may be called again */
 #endif
