@@ -80,6 +80,10 @@ static void switch_locked(int final)
     if (!atomic_load(&F.stopped)) {
         generation_switch();
         if (final) {
+            /* The generation begun by that switch holds every live thread's status at this
+             * moment, the process's end: written too, it ends the trace there (and closes the
+             * threads' states there), not at the last event (issue 19). */
+            generation_switch();
             atomic_store(&F.stopped, 1);
             gen_stop();
         }
