@@ -1,6 +1,7 @@
 /* cli.c: shared command plumbing (see cli.h). */
 #include "cli.h"
 #include "sink.h"
+#include "syncana.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
     memset(o, 0, sizeof(*o));
     o->max_gen_mem = GD_DEFAULT_MAX_GEN_MEM;
     o->top = 20;
+    o->from = o->to = o->at = -1;
     const char *env = getenv("GOTRACE_MAX_GEN_MEM");
     if (env && parse_size(env, &o->max_gen_mem)) goto bad;
     int opts = 1; /* options end at "--" */
@@ -81,6 +83,20 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
             if (!val || parse_count(val, &o->top)) goto bad;
         } else if (!strcmp(a, "-o") && allowed_has(allowed, "o") && i + 1 < argc) {
             o->out = argv[++i];
+        } else if (!strcmp(a, "--holders") && allowed_has(allowed, "holders")) {
+            o->holders = 1;
+        } else if (!strcmp(a, "--thread") && allowed_has(allowed, "thread") && i + 1 < argc) {
+            o->thread = argv[++i];
+        } else if (!strcmp(a, "--region") && allowed_has(allowed, "region") && i + 1 < argc) {
+            o->region = argv[++i];
+        } else if (!strcmp(a, "--task") && allowed_has(allowed, "task") && i + 1 < argc) {
+            long t;
+            if (parse_count(argv[++i], &t)) goto bad;
+            o->task = (uint64_t)t;
+        } else if ((!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--at")) &&
+                   allowed_has(allowed, a + 2) && i + 1 < argc) {
+            int64_t *t = a[2] == 'f' ? &o->from : a[3] == 'o' ? &o->to : &o->at;
+            if (sa_parse_time(argv[++i], t)) goto bad;
         } else if (!strncmp(a, "--format", 8) && allowed_has(allowed, "format")) {
             val = a[8] == '=' ? a + 9 : (a[8] == 0 && i + 1 < argc) ? argv[++i] : NULL;
             if (!val) goto bad;
@@ -158,6 +174,49 @@ int gd_cmd_analyse_write(int argc, char **argv, const char *allowed, const char 
     rc = gd_sink_write(NULL, x.o.file, fill_analysed, &w);
     gd_ana_free(&x.a);
     gd_dec_close(&x.d);
+    return rc;
+}
+
+struct sync_write {
+    int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s);
+    const struct gd_cmd_opts *o;
+    struct sa *s;
+};
+
+static int fill_sync(struct gd_out *out, void *ctx)
+{
+    struct sync_write *w = ctx;
+    return w->write(out, w->o, w->s);
+}
+
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage,
+                      int want_intervals,
+                      int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s))
+{
+    struct gd_cmd_opts o;
+    struct gd_dec d;
+    int rc = gd_cmd_parse(argc, argv, allowed, usage, &o);
+    if (rc) return rc < 0 ? GD_EXIT_OK : rc;
+    if ((rc = gd_cmd_open(&d, &o))) return rc;
+    struct sa *s = malloc(sizeof(*s));
+    if (!s) {
+        gd_dec_close(&d);
+        fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
+        return GD_EXIT_BAD_TRACE;
+    }
+    sa_init(s, want_intervals);
+    s->region_name = o.region;
+    s->task = o.task;
+    rc = sa_run(s, &d, o.file, o.at >= 0 ? o.at : INT64_MAX);
+    if (rc == 0) {
+        struct sync_write w = {write, &o, s};
+        rc = gd_sink_write(NULL, o.file, fill_sync, &w);
+    } else {
+        rc = rc == -1 ? gd_cmd_status(&d) : GD_EXIT_BAD_TRACE;
+    }
+    sa_free(s);
+    free(s);
+    gd_dec_close(&d);
     return rc;
 }
 

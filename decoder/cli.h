@@ -19,10 +19,17 @@ struct gd_cmd_opts {
     size_t max_gen_mem;
     int stacks;
     long top;
+    /* locks, critical-path, hangs (syncana.h): --holders; the target (--thread NAME|G<id>,
+     * --region NAME, --task ID) and times (ns from the trace's start; -1 when not given). */
+    int holders;
+    const char *thread, *region;
+    uint64_t task;
+    int64_t from, to, at;
 };
 
-/* Parses the options shared by the commands (flags: "stacks", "top", "o", "format" allowed as
- * listed in allowed, comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
+/* Parses the options shared by the commands (flags: "stacks", "top", "o", "format", "holders",
+ * "thread", "region", "task", "from", "to", "at" allowed as listed in allowed,
+ * comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
  * or -1 after printing help. */
 int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
                  struct gd_cmd_opts *o);
@@ -47,6 +54,14 @@ struct gd_analysed {
  * write returns 0, or its exit status after a message), then frees it all. Its exit status. */
 int gd_cmd_analyse_write(int argc, char **argv, const char *allowed, const char *usage,
                          int (*write)(struct gd_out *out, struct gd_analysed *x));
+
+/* The same for the sync commands (locks, critical-path, hangs): the trace analysed into a
+ * struct sa (syncana.h; intervals kept when want_intervals, events up to --at only when
+ * "at" is allowed), then write(out, o, s). */
+struct sa;
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage,
+                      int want_intervals,
+                      int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s));
 
 /* A string of the current generation ("" when undefined). */
 const char *gd_str(const struct gd_gen *g, uint64_t id, uint32_t *len);

@@ -10,5 +10,8 @@ int gd_cmd_contention(int argc, char **argv);
 int gd_cmd_export(int argc, char **argv);
 int gd_cmd_report(int argc, char **argv);
 int gd_cmd_record(int argc, char **argv);
+int gd_cmd_locks(int argc, char **argv);
+int gd_cmd_critical_path(int argc, char **argv);
+int gd_cmd_hangs(int argc, char **argv);
 
 #endif

@@ -19,6 +19,10 @@ static const char usage[] =
     "  contention [--top N] FILE  where threads waited, grouped by stack\n"
     "  export --format chrome FILE -o OUT.json   Chrome/Perfetto trace JSON\n"
     "  report FILE [-o OUT.html]  one HTML page: timelines, tables, flame graphs\n"
+    "  locks [--holders] FILE     sync objects by total wait; who held them\n"
+    "  critical-path FILE [--thread T | --region NAME | --task ID] [--from/--to TIME]\n"
+    "                             the chain of work the target waited for\n"
+    "  hangs [--at TIME] FILE     blocked threads, their holders, deadlocks\n"
     "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
     "\n"
     "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
@@ -42,6 +46,9 @@ int main(int argc, char **argv)
     if (!strcmp(c, "export")) return gd_cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return gd_cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "record")) return gd_cmd_record(argc - 1, argv + 1);
+    if (!strcmp(c, "locks")) return gd_cmd_locks(argc - 1, argv + 1);
+    if (!strcmp(c, "critical-path")) return gd_cmd_critical_path(argc - 1, argv + 1);
+    if (!strcmp(c, "hangs")) return gd_cmd_hangs(argc - 1, argv + 1);
     fprintf(stderr, "gotrace: unknown command %s\n\n", c);
     fputs(usage, stderr);
     return GD_EXIT_USAGE;

@@ -135,8 +135,8 @@ static size_t gen_mem(const struct gd_gen *g)
 {
     return g->dcap + g->bcap * sizeof(*g->b) + g->strcap * sizeof(*g->strs) +
            g->stkcap * sizeof(*g->stks) + g->pcscap * 8 + g->frcap * sizeof(*g->frames) +
-           g->cpucap * sizeof(*g->cpu) + gd_hm_bytes(&g->strmap) + gd_hm_bytes(&g->stkmap) +
-           gd_hm_bytes(&g->pcmap);
+           g->cpucap * sizeof(*g->cpu) + g->synccap + gd_hm_bytes(&g->strmap) +
+           gd_hm_bytes(&g->stkmap) + gd_hm_bytes(&g->pcmap);
 }
 
 static void gen_reset(struct gd_gen *g)
@@ -144,7 +144,7 @@ static void gen_reset(struct gd_gen *g)
     g->num = 0;
     g->freq = 0;
     g->has_freq = 0;
-    g->dlen = g->nb = g->nstr = g->nstk = g->npcs = g->nfr = g->ncpu = 0;
+    g->dlen = g->nb = g->nstr = g->nstk = g->npcs = g->nfr = g->ncpu = g->nsync = 0;
     gd_hm_clear(&g->strmap);
     gd_hm_clear(&g->stkmap);
     gd_hm_clear(&g->pcmap);
@@ -159,6 +159,7 @@ void gd_gen_free(struct gd_gen *g)
     free(g->pcs);
     free(g->frames);
     free(g->cpu);
+    free(g->sync);
     gd_hm_free(&g->strmap);
     gd_hm_free(&g->stkmap);
     gd_hm_free(&g->pcmap);
@@ -318,6 +319,12 @@ static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *e
     uint32_t len = r->spill.len;
     uint64_t m = r->spill.m;
     int64_t foff = r->spill.foff;
+    if (r->spill.exp == GT_EXP_SYNC) { /* gotrace's holders and releases (syncana.c) */
+        if (gd_grow((void **)&g->sync, &g->synccap, g->nsync + len, 1)) return OOM(g, err, m);
+        memcpy(g->sync + g->nsync, p, len);
+        g->nsync += len;
+        return 0;
+    }
     if (r->spill.exp)
         return 0; /* experimental data: kept by Go for experimental events only; unused here */
     if (len > 0 && p[0] == GO_EV_STACKS) return add_stacks(g, p, len, m, foff, err);

@@ -61,6 +61,8 @@ struct gd_gen {
     size_t nfr, frcap;
     struct gd_cpu *cpu; /* sorted by time */
     size_t ncpu, cpucap;
+    uint8_t *sync; /* payloads of gotrace's experimental batches (GT_EXP_SYNC, go_wire.h) */
+    size_t nsync, synccap;
     size_t mem;
     int64_t foff; /* file offset of the generation's first batch */
 };

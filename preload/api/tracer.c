@@ -12,6 +12,7 @@
 #include "cpuprof.h"
 #include "invariant.h"
 #include "log.h"
+#include "syncobj.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -197,11 +198,13 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     thread_register(t);
     uint64_t stk = stack_capture(&t->memo);
     /* The process's main thread is "main" even when a library's constructor made it appear
-     * first, or the program is stripped (stack.h STACK_PC_MAIN). */
-    uint64_t named = gettid() == getpid() ? stack_named_main() : entry ? named_by(entry) : stk;
+     * first, or the program is stripped (stack.h STACK_PC_MAIN); no code of the program created
+     * it, so its creation has no stack (not the hook that happened to adopt it). */
+    int is_main = gettid() == getpid();
+    uint64_t named = is_main ? stack_named_main() : entry ? named_by(entry) : stk;
     struct gt_writer w;
     wr_begin(&w, t);
-    first_events(&w, t, p, 1, named, stk);
+    first_events(&w, t, p, 1, named, is_main ? 0 : stk);
     wr_end(&w);
     gen_thread_started();
     cpuprof_thread_start(t);
@@ -360,12 +363,23 @@ GOTRACE_API_FN uint64_t tr_stack(void)
     return stk;
 }
 
-GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
+/* GoBlock(reason, the caller's stack); with key, the wait on object key (its own reason string
+ * for a lock, condvar, semaphore or barrier: syncobj.h) held by thread holder (a TID, 0
+ * unknown), recorded for the decoder and the hang check. */
+GOTRACE_API_FN static int block(struct gt_thread *self, enum gt_reason reason, void *key,
+                                int64_t holder)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     struct call c = acquire(self);
     uint64_t stk = stack_capture(&self->memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
+    uint64_t rid = reason_ids[reason];
+    if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
+    if (key) {
+        atomic_store_explicit(&self->wait_holder, holder, memory_order_relaxed);
+        atomic_store_explicit(&self->wait_since, gt_now(), memory_order_relaxed);
+        atomic_store_explicit(&self->wait_obj, rid, memory_order_release);
+    }
     uint64_t seq0;
     unsigned from;
     struct gt_writer w;
@@ -374,17 +388,57 @@ GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
     int r = wr_g_move(&w, self, SMASK(GO_G_RUNNING), GO_G_WAITING, WR_INC0, &seq0, &from);
     if (r == MOVE_OK) {
         wr_mark_stack(&w, stk);
-        wr_mark_str(&w, reason_ids[reason]);
-        WR_EMIT(&w, GO_EV_GO_BLOCK, reason_ids[reason], stk);
+        wr_mark_str(&w, rid);
+        WR_EMIT(&w, GO_EV_GO_BLOCK, rid, stk);
+        if (key) so_record_wait(&w, rid, key, holder);
     }
     wr_end(&w);
+    if (r != MOVE_OK) atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
     release(c);
     return r == MOVE_OK;
+}
+
+GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
+{
+    return block(self, reason, NULL, 0);
+}
+
+GOTRACE_API_FN int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key,
+                               int64_t holder)
+{
+    return block(self, reason, key, holder);
+}
+
+GOTRACE_API_FN void tr_released(struct gt_thread *self, void *key, uint64_t stk)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    struct call c = acquire(self);
+    struct gt_writer w;
+    wr_begin(&w, self);
+    so_record_release(&w, key, stk);
+    wr_end(&w);
+    release(c);
+}
+
+void tr_note_init(const void *obj, uintptr_t pc)
+{
+    so_note_init(obj, pc);
+}
+
+int64_t tr_thread_tid(pthread_t th)
+{
+    struct gt_thread *self = gt_self;
+    struct call c = acquire(self); /* the registry lock is the tracer's */
+    struct gt_thread *t = thread_find(th);
+    int64_t tid = t ? atomic_load(&t->tid) : 0;
+    release(c);
+    return tid;
 }
 
 GOTRACE_API_FN void tr_unblock(struct gt_thread *self)
 {
     struct call c = acquire(self);
+    atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
     resume_section(self, 1, self->block_stack);
     release(c);
 }

@@ -84,7 +84,17 @@ static inline int tr_tid(struct gt_thread *t)
 
 /* Waiting. */
 int tr_block(struct gt_thread *self, enum gt_reason reason);
+/* tr_block for a wait on object key (a lock, condvar, semaphore, barrier, or a joined
+ * thread's pthread_t) that thread holder (a TID, 0 unknown) held at block time: the wait gets
+ * the object's own reason ("sync: mutex ledger_lock", syncobj.h) and a holder record. */
+int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder);
 void tr_unblock(struct gt_thread *self);
+/* self, Running, released key with threads queued on it: a release record with stack stk. */
+void tr_released(struct gt_thread *self, void *key, uint64_t stk);
+/* pthread_*_init(obj) called from pc: names obj after it (syncobj.h). */
+void tr_note_init(const void *obj, uintptr_t pc);
+/* The TID of traced thread th, 0 if not traced (a join's holder). */
+int64_t tr_thread_tid(pthread_t th);
 uint64_t tr_stack(void); /* the caller's stack id, for tr_wake */
 /* Waiter t becomes Runnable, woken by self with stack stk; 0 if t was not waiting any more.
  * Call it only while t is registered in the wait queue the caller holds locked. */

@@ -190,3 +190,18 @@ GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t)
     waitq_wake((void *)(uintptr_t)handle, t, stk, INT_MAX);
     tr_exit_end(t);
 }
+
+GOTRACE_API_FN int waitq_released(void *key, struct gt_thread *self, uint64_t stk)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    int n = 0;
+    bucket_lock(b);
+    for (struct gt_wait *w = b->head; w; w = w->next)
+        if (key_of(w) == key) {
+            atomic_store_explicit(&thread_of(w)->wait_holder, 0, memory_order_relaxed);
+            n++;
+        }
+    bucket_unlock(b);
+    if (n) tr_released(self, key, stk ? stk : tr_stack());
+    return n;
+}

@@ -121,6 +121,13 @@ struct gt_thread {
     /* Annotations (annotations.c, the annotations section of tracer.c). */
     struct gt_regions regions;    /* owner only: the open user regions this thread wrote */
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
+    /* The current sync wait, for the hang check (api/tracer.c tr_block_on writes it before the
+     * thread is Waiting and clears it when it runs again; flush/hang.c reads it): its reason
+     * string (0: none), the holder's TID (0: unknown), since when (gt_now). */
+    _Atomic uint64_t wait_obj;
+    _Atomic int64_t wait_holder;
+    _Atomic uint64_t wait_since;
+    uint64_t hang_seen; /* flusher only: wait_since of the wait last reported */
 } __attribute__((aligned(64)));
 
 /* Allocates a thread with a new goroutine id, every field zero but the arrays read only below a

@@ -17,11 +17,11 @@
 /* Every interposed function (and the public annotation functions) is exported with this. */
 #define EXPORT __attribute__((visibility("default")))
 
-/* call, made by traced thread self as a wait: GoBlock(reason, hook's stack), then enter (once
- * blocked), the call, leave, back to Running. */
-#define WAIT_WITH(self, reason, enter, leave, call)                                                \
+/* call, made by traced thread self as a wait: block (tr_block or tr_block_on: GoBlock with the
+ * hook's stack), then enter (once blocked), the call, leave, back to Running. */
+#define WAIT_WITH(self, block, enter, leave, call)                                                 \
     __extension__({                                                                                \
-        int traced_ = tr_block((self), (reason));                                                  \
+        int traced_ = (block);                                                                     \
         if (traced_) enter;                                                                        \
         __typeof__(call) r_ = (call);                                                              \
         if (traced_) {                                                                             \
@@ -31,16 +31,19 @@
         r_;                                                                                        \
     })
 
-/* The same, queued on key meanwhile so that a releaser can wake it. */
-#define WAIT_AS(self, key, reason, call)                                                           \
-    WAIT_WITH(self, reason, waitq_add((key), (self)), waitq_remove(self), call)
+/* The same, a wait on object key held by thread holder (a TID, 0 unknown), queued on key
+ * meanwhile so that a releaser can wake it. */
+#define WAIT_ON(self, key, reason, holder, call)                                                   \
+    WAIT_WITH(self, tr_block_on((self), (reason), (key), (holder)), waitq_add((key), (self)),      \
+              waitq_remove(self), call)
+#define WAIT_AS(self, key, reason, call) WAIT_ON(self, key, reason, 0, call)
 
 /* call as a wait that only the waiting thread can end (sleeps, readiness waits), when it may
  * wait at all (may_wait); otherwise just call. */
 #define SELF_WAIT_IF(may_wait, reason, call)                                                       \
     __extension__({                                                                                \
         struct gt_thread *self_ = (may_wait) ? tr_current() : NULL;                                \
-        self_ ? WAIT_WITH(self_, (reason), (void)0, (void)0, (call)) : (call);                     \
+        self_ ? WAIT_WITH(self_, tr_block(self_, (reason)), (void)0, (void)0, (call)) : (call);    \
     })
 
 /* call as a blocking system call (GoSyscallBegin with the hook's stack ... GoSyscallEnd) when

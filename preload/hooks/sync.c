@@ -43,13 +43,25 @@ static int time_ok(const struct timespec *t)
 }
 
 /* Body of a hook of a lock that may wait (mutexes, rwlocks): when ok (an expression of self:
- * the call would not fail at once), try first; block only if the try reports EBUSY. */
-#define TRY_THEN_WAIT(ok, key, reason, try_call, call)                                             \
+ * the call would not fail at once), try first; block only if the try reports EBUSY, on key
+ * held by holder (a TID read once the try failed, 0 unknown). */
+#define TRY_THEN_WAIT(ok, key, reason, holder, try_call, call)                                     \
     struct gt_thread *self = tr_current();                                                         \
     if (!self || !(ok)) return call;                                                               \
     int r = try_call;                                                                              \
     if (r != EBUSY) return r;                                                                      \
-    return WAIT_AS(self, key, reason, call)
+    return WAIT_ON(self, key, reason, holder, call)
+
+/* The thread holding m (glibc's owner TID; 0 for none or a shared mutex's foreign owner). */
+#define MUTEX_HOLDER(m) (__atomic_load_n(&(m)->__data.__owner, __ATOMIC_RELAXED))
+/* The thread holding l for writing (0: free or held by readers). */
+#define RWLOCK_WRITER(l) (__atomic_load_n(&(l)->__data.__cur_writer, __ATOMIC_RELAXED))
+
+/* The caller of a pthread_*_init hook names the object it initialized (syncobj.h). */
+#define NOTE_INIT(obj, r)                                                                          \
+    do {                                                                                           \
+        if ((r) == 0) tr_note_init((obj), (uintptr_t)__builtin_return_address(0));                 \
+    } while (0)
 
 /* ---- mutexes ---- */
 
@@ -74,7 +86,7 @@ GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
     if (!self || !mutex_waits(m, self)) return REAL(pthread_mutex_lock)(m);
-    return WAIT_AS(self, m, GT_R_MUTEX, REAL(pthread_mutex_lock)(m));
+    return WAIT_ON(self, m, GT_R_MUTEX, MUTEX_HOLDER(m), REAL(pthread_mutex_lock)(m));
 }
 
 /* The try of the lock hooks: the hooks' own for a default mutex (plainlock.h), else glibc's. */
@@ -106,7 +118,7 @@ EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
     (void)plainlock_self(); /* a thread's first touch of a mutex, traced or not */
-    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
+    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, MUTEX_HOLDER(m), mutex_try(m),
                   REAL(pthread_mutex_timedlock)(m, abstime));
 }
 
@@ -114,20 +126,32 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
                                    const struct timespec *abstime)
 {
     (void)plainlock_self();
-    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX, mutex_try(m),
-                  REAL(pthread_mutex_clocklock)(m, clk, abstime));
+    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX, MUTEX_HOLDER(m),
+                  mutex_try(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
 }
 
-/* The waking half of an unlock that found threads queued in m's bucket. */
+/* The waking half of an unlock that found threads queued in m's bucket: after the release, a
+ * release record (waitq_released), then the wake. */
 GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
     unsigned adds = 0;
     uint64_t stk = 0;
-    int wake = self && mutex_frees(m, self) && RELEASE_BEGIN(m, adds, stk);
+    int frees = self && mutex_frees(m, self);
+    int wake = frees && RELEASE_BEGIN(m, adds, stk);
     int r = REAL(pthread_mutex_unlock)(m);
     KEEP_FRAME(r); /* never a tail call: the caller of the real unlock is this function */
-    if (wake && r == 0) RELEASE_END(self, m, adds, stk);
+    if (frees && r == 0) {
+        waitq_released(m, self, stk);
+        if (wake) RELEASE_END(self, m, adds, stk);
+    }
+    return r;
+}
+
+EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+    int r = REAL(pthread_mutex_init)(m, a);
+    NOTE_INIT(m, r);
     return r;
 }
 
@@ -165,25 +189,25 @@ static int writer_of(const pthread_rwlock_t *l, struct gt_thread *self)
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ, REAL(pthread_rwlock_tryrdlock)(l),
-                  REAL(pthread_rwlock_rdlock)(l));
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ, RWLOCK_WRITER(l),
+                  REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_rdlock)(l));
 }
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE, REAL(pthread_rwlock_trywrlock)(l),
-                  REAL(pthread_rwlock_wrlock)(l));
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE, RWLOCK_WRITER(l),
+                  REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_wrlock)(l));
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ, RWLOCK_WRITER(l),
                   REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_timedrdlock)(l, abstime));
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE, RWLOCK_WRITER(l),
                   REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_timedwrlock)(l, abstime));
 }
 
@@ -191,7 +215,7 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
                                       const struct timespec *abstime)
 {
     TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
-                  REAL(pthread_rwlock_tryrdlock)(l),
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_tryrdlock)(l),
                   REAL(pthread_rwlock_clockrdlock)(l, clk, abstime));
 }
 
@@ -199,7 +223,7 @@ EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
                                       const struct timespec *abstime)
 {
     TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
-                  REAL(pthread_rwlock_trywrlock)(l),
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_trywrlock)(l),
                   REAL(pthread_rwlock_clockwrlock)(l, clk, abstime));
 }
 
@@ -209,9 +233,20 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
     struct gt_thread *self = tr_current();
     unsigned adds = 0;
     uint64_t stk = 0;
-    int wake = self && writer_of(l, self) && RELEASE_BEGIN(l, adds, stk);
+    int frees = self && writer_of(l, self);
+    int wake = frees && RELEASE_BEGIN(l, adds, stk);
     int r = REAL(pthread_rwlock_unlock)(l);
-    if (wake && r == 0) RELEASE_END(self, l, adds, stk);
+    if (frees && r == 0 && waitq_has_waiters(l)) {
+        waitq_released(l, self, stk);
+        if (wake) RELEASE_END(self, l, adds, stk);
+    }
+    return r;
+}
+
+EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
+{
+    int r = REAL(pthread_rwlock_init)(l, a);
+    NOTE_INIT(l, r);
     return r;
 }
 
@@ -222,7 +257,10 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 #define COND_WAIT(c, m, call)                                                                      \
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call;                                                                        \
-    if (mutex_frees(m, self)) WAKE_IF(self, m, 1);                                                 \
+    if (mutex_frees(m, self) && waitq_has_waiters(m)) {                                            \
+        waitq_released(m, self, 0);                                                                \
+        WAKE_IF(self, m, 1);                                                                       \
+    }                                                                                              \
     return WAIT_AS(self, c, GT_R_CONDVAR, call)
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -240,6 +278,13 @@ EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid
                                   const struct timespec *abstime)
 {
     COND_WAIT(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abstime));
+}
+
+EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+{
+    int r = REAL(pthread_cond_init)(c, a);
+    NOTE_INIT(c, r);
+    return r;
 }
 
 EXPORT int pthread_cond_signal(pthread_cond_t *c)
@@ -282,6 +327,13 @@ EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime
     SEM_WAIT(clock_ok(clk) && time_ok(abstime), s, REAL(sem_clockwait)(s, clk, abstime));
 }
 
+EXPORT int sem_init(sem_t *s, int shared, unsigned value)
+{
+    int r = REAL(sem_init)(s, shared, value);
+    NOTE_INIT(s, r);
+    return r;
+}
+
 EXPORT int sem_post(sem_t *s)
 {
     struct gt_thread *self = tr_current();
@@ -296,6 +348,13 @@ EXPORT int sem_post(sem_t *s)
 static int barrier_count(const pthread_barrier_t *b)
 {
     return (int)((const unsigned *)(const void *)b)[2];
+}
+
+EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n)
+{
+    int r = REAL(pthread_barrier_init)(b, a, n);
+    NOTE_INIT(b, r);
+    return r;
 }
 
 /* The thread that finds all the others queued completes the round: it wakes them and does not

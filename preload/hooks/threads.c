@@ -95,7 +95,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     if (!self) return call_real;                                                                   \
     int r = REAL(pthread_tryjoin_np)(th, ret);                                                     \
     if (r != EBUSY) return r;                                                                      \
-    return WAIT_AS(self, (void *)(uintptr_t)th, GT_R_JOIN, call_real)
+    return WAIT_ON(self, (void *)(uintptr_t)th, GT_R_JOIN, tr_thread_tid(th), call_real)
 
 EXPORT int pthread_join(pthread_t th, void **ret)
 {

@@ -58,6 +58,12 @@
     X(sem_clockwait, int, (sem_t *, clockid_t, const struct timespec *), 0)                        \
     X(sem_post, int, (sem_t *), 0)                                                                 \
     X(pthread_barrier_wait, int, (pthread_barrier_t *), 0)                                         \
+    X(pthread_mutex_init, int, (pthread_mutex_t *, const pthread_mutexattr_t *), 0)                \
+    X(pthread_rwlock_init, int, (pthread_rwlock_t *, const pthread_rwlockattr_t *), 0)             \
+    X(pthread_cond_init, int, (pthread_cond_t *, const pthread_condattr_t *), GT_COND_VERSION)     \
+    X(sem_init, int, (sem_t *, int, unsigned), 0)                                                  \
+    X(pthread_barrier_init, int, (pthread_barrier_t *, const pthread_barrierattr_t *, unsigned),   \
+      0)                                                                                           \
     X(sleep, unsigned, (unsigned), 0)                                                              \
     X(usleep, int, (useconds_t), 0)                                                                \
     X(nanosleep, int, (const struct timespec *, struct timespec *), 0)                             \

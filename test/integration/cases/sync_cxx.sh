@@ -18,12 +18,12 @@ validate "$RUN_TRACE"
 tr=$RUN_TRACE
 
 gt_trans "$tr" >"$tr.sel"
-reason_count() { awk -F'\t' -v r="$1" '$2 == "Running" && $3 == "Waiting" && $4 == r' "$tr.sel" | grep -c . || true; }
+reason_count() { awk -F'\t' -v r="$1" '$2 == "Running" && $3 == "Waiting" && index($4, r) == 1' "$tr.sel" | grep -c . || true; }
 # Thread entry points are named by std::thread's state object; count by reason and stack.
 stack_checks_follow
-lockers=$(awk -F'\t' '$3 == "Waiting" && $4 == "sync: mutex" && index($6, "locker")' "$tr.sel" | grep -c . || true)
+lockers=$(awk -F'\t' '$3 == "Waiting" && index($4, "sync: mutex") == 1 && index($6, "locker")' "$tr.sel" | grep -c . || true)
 assert_eq "$lockers" 3 "lockers' mutex blocks"
-readers=$(awk -F'\t' '$3 == "Waiting" && $4 == "sync: rwlock read" && index($6, "shared_reader")' "$tr.sel" | grep -c . || true)
+readers=$(awk -F'\t' '$3 == "Waiting" && index($4, "sync: rwlock read") == 1 && index($6, "shared_reader")' "$tr.sel" | grep -c . || true)
 assert_eq "$readers" 2 "shared readers' rwlock blocks"
 cond=$(reason_count "sync: condvar")
 assert_ge "$cond" 98 "condvar blocks"

@@ -23,6 +23,6 @@ assert_eq "$(blocks "$tr" 1 rwlock)" 0 "main's rwlock blocks (its relocks fail a
 check_balanced "$tr"
 stack_checks_follow
 bad=$(gt_trans "$tr" | awk -F'\t' '$3 == "Waiting" && index($4, "rwlock") &&
-    !(($4 == "sync: rwlock read" && $6 ~ /^pthread_rwlock_(rd|timedrd|clockrd)lock\|reader$/) ||
-      ($4 == "sync: rwlock write" && $6 ~ /^pthread_rwlock_(wr|timedwr|clockwr)lock\|writer$/))')
+    !((index($4, "sync: rwlock read") == 1 && $6 ~ /^pthread_rwlock_(rd|timedrd|clockrd)lock\|reader$/) ||
+      (index($4, "sync: rwlock write") == 1 && $6 ~ /^pthread_rwlock_(wr|timedwr|clockwr)lock\|writer$/))')
 [ -z "$bad" ] || fail "rwlock blocks with unexpected reason or stack: $(echo "$bad" | head -3)"

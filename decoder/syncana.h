@@ -1,0 +1,131 @@
+/* syncana.h: the sync objects of a trace, who held them, and the intervals the critical path
+ * walks (docs/locks.md). Built on the per-goroutine analysis (analysis.h) plus gotrace's
+ * experimental batch (GT_EXP_SYNC, go_wire.h): a wait record per object wait (the holder's TID
+ * at block time) and a release record per release that had waiters (the releaser's stack).
+ * An object is named by its wait's block reason without "sync: " ("mutex ledger_lock"; a
+ * rwlock's read and write waits are one object, "rwlock table_lock"; a join is "join" and the
+ * joined thread); traces without records (Go's) still get objects by reason, without holders.
+ * Blame: a wait [s, e] on an object goes to whoever held it: each release record of the object
+ * inside the wait ends a part held by the releaser, the rest after the last release goes to the
+ * last releaser (the hand-off), and a wait with no release inside to its holder at block time
+ * (else "(unknown)").
+ * Invariants: every Waiting interval with a sync reason counts once in one object; a wait's
+ * blamed parts sum to its length; memory grows with objects, holders, waiting sites, release
+ * records, and (only with want_intervals, for the critical path) with intervals. */
+#ifndef GOTRACE_DECODER_SYNCANA_H
+#define GOTRACE_DECODER_SYNCANA_H
+
+#include "analysis.h"
+
+#define SA_NONE UINT32_MAX
+
+struct sa_release {
+    int64_t t;
+    uint64_t m;     /* the releaser's thread */
+    uint32_t stack; /* interned text */
+};
+
+struct sa_share {   /* one holder's part of an object's waits */
+    uint32_t g;     /* index in gd_ana.gs, SA_NONE: unknown */
+    uint32_t stack; /* interned text of its last release's stack, 0 none */
+    uint64_t count; /* waits it was blamed for (part of) */
+    int64_t ns;
+};
+
+struct sa_site {    /* one waiting stack of an object */
+    uint32_t stack; /* interned text */
+    uint64_t count;
+    int64_t total;
+};
+
+struct sa_obj {
+    uint32_t name; /* interned */
+    uint64_t waits;
+    int64_t total, max;
+    struct sa_site *sites;
+    size_t nsites, scap;
+    struct sa_share *holders;
+    size_t nholders, hcap;
+    struct sa_release *rel; /* by time */
+    size_t nrel, relcap;
+};
+
+/* One ended interval of a goroutine (want_intervals). */
+struct sa_iv {
+    int64_t start, end;
+    uint32_t waker; /* a wait ended by another goroutine: its index, else SA_NONE */
+    uint32_t obj;   /* a wait on an object: its index, else SA_NONE */
+    uint32_t stack; /* interned text of the stack that began it, 0 none */
+    uint32_t reason;
+    uint8_t state; /* GS_* */
+};
+
+struct sa_g {        /* per goroutine, by index in gd_ana.gs */
+    int waiting;     /* the fields below describe the current wait */
+    uint32_t obj;    /* object, SA_NONE */
+    uint32_t holder; /* goroutine index of the holder at block time, SA_NONE */
+    uint64_t holder_m;
+    int64_t since;
+    struct sa_iv *iv;
+    size_t niv, ivcap;
+    int64_t state_since; /* when its state at the end (of the events fed) began */
+    uint32_t creator;    /* who created it, SA_NONE */
+    int64_t created;
+};
+
+struct sa_rec { /* a wait record of the current generation */
+    int64_t t;
+    uint64_t m, reason, addr, holder;
+    uint32_t next; /* next record of the same thread, SA_NONE */
+    int used;
+};
+
+struct sa_region { /* the longest region instance of the wanted name */
+    uint32_t g;
+    int64_t start, end;
+};
+
+struct sa {
+    struct gd_ana a;
+    int want_intervals;
+    struct gd_hmap objmap;  /* interned name -> object */
+    struct gd_hmap addrmap; /* object address -> object */
+    struct gd_hmap mmap;    /* thread (M) -> goroutine index running on it last */
+    struct sa_obj *objs;
+    size_t nobjs, ocap;
+    struct sa_g *gx;
+    size_t gxcap;
+    struct sa_rec *recs; /* this generation's wait records */
+    size_t nrecs, reccap;
+    struct gd_hmap recmap; /* thread -> first unused record */
+    uint64_t rec_gen;
+    int64_t t0;              /* the first event's time */
+    const char *region_name; /* --region: the longest instance is kept in region */
+    struct sa_region region; /* g SA_NONE: none found */
+    uint64_t task;           /* --task: its begin and end */
+    int64_t task_begin, task_end;
+    uint32_t task_g;
+    int finishing; /* gd_ana_finish is closing the intervals still open */
+};
+
+/* want_intervals: keep every interval (critical path). */
+void sa_init(struct sa *s, int want_intervals);
+void sa_free(struct sa *s);
+/* Feeds d's events up to time stop (ns from the trace's start; INT64_MAX: all), then closes
+ * the analysis (gd_ana_finish) when all were fed. 0 ok; -1 bad trace, -2 out of memory, both
+ * reported on stderr for file. */
+int sa_run(struct sa *s, struct gd_dec *d, const char *file, int64_t stop);
+/* The holder share of object o for goroutine g (creating it); NULL when out of memory. */
+struct sa_share *sa_share_of(struct sa_obj *o, uint32_t g);
+/* The goroutine index running on thread m last, SA_NONE if none. */
+uint32_t sa_g_of_m(const struct sa *s, uint64_t m);
+/* The releases of o in (after, upto]: their index range [*first, *end). */
+void sa_releases(const struct sa_obj *o, int64_t after, int64_t upto, size_t *first, size_t *end);
+/* Display name of goroutine index g (SA_NONE: "(unknown)") into buf (GD_NAME_MAX). */
+const char *sa_gname(const struct sa *s, uint32_t g, char *buf);
+/* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
+int sa_parse_time(const char *text, int64_t *ns);
+/* The function a stack text names: its first frame outside the pthread and semaphore calls
+ * ("func file:line" lines), copied into buf; "" for none. */
+const char *sa_stack_func(const char *stack, char *buf, size_t n);
+#endif

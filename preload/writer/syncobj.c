@@ -1,0 +1,210 @@
+/* syncobj.c: sync objects' names and the holder/release records. See syncobj.h.
+ * The object table is open addressing over the object's address, a window of PROBE slots; a
+ * full window overwrites its first slot (a name falls back to the address). A placeholder is
+ * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
+#include "syncobj.h"
+
+#include "gen.h"
+#include "go_wire.h"
+#include "stack.h"
+#include "strtab.h"
+#include "symbolize.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SLOTS (1u << 16)
+#define PROBE 16
+#define RING (1u << 15) /* records per generation parity */
+#define PLACEHOLDER_TAG 0x01
+#define PLACEHOLDER_LEN 17
+
+struct slot {
+    _Atomic uintptr_t addr;
+    _Atomic uintptr_t init_pc; /* pthread_*_init's caller, 0 unknown */
+    _Atomic uint64_t wait_stk; /* the stack of its first wait, 0 none yet */
+};
+static struct slot slots[SLOTS];
+
+struct rec {
+    uint8_t type;
+    uint64_t ts, m, addr, a, b;
+};
+static struct {
+    struct rec r[RING];
+    atomic_uint n; /* records claimed (may pass RING: those are dropped) */
+    atomic_int kicked;
+} rings[2];
+
+static struct slot *slot_of(uintptr_t addr, int claim)
+{
+    uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 48;
+    for (unsigned i = 0; i < PROBE; i++) {
+        struct slot *s = &slots[(h + i) & (SLOTS - 1)];
+        uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
+        if (cur == addr) return s;
+        if (!cur && claim) {
+            if (atomic_compare_exchange_strong(&s->addr, &cur, addr) || cur == addr) return s;
+        }
+    }
+    if (!claim) return NULL;
+    struct slot *s = &slots[h & (SLOTS - 1)]; /* full window: the object takes the first slot */
+    atomic_store(&s->addr, addr);
+    atomic_store(&s->init_pc, 0);
+    atomic_store(&s->wait_stk, 0);
+    return s;
+}
+
+void so_note_init(const void *addr, uintptr_t pc)
+{
+    struct slot *s = slot_of((uintptr_t)addr, 1);
+    atomic_store_explicit(&s->wait_stk, 0, memory_order_relaxed); /* a new object here */
+    atomic_store_explicit(&s->init_pc, pc, memory_order_release);
+}
+
+uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk)
+{
+    struct slot *s = slot_of((uintptr_t)addr, 1);
+    uint64_t none = 0;
+    if (stk) atomic_compare_exchange_strong(&s->wait_stk, &none, stk);
+    uint8_t key[PLACEHOLDER_LEN] = {PLACEHOLDER_TAG};
+    uintptr_t a = (uintptr_t)addr;
+    memcpy(key + 1, &base, 8);
+    memcpy(key + 9, &a, 8);
+    uint64_t id = str_intern((const char *)key, sizeof key);
+    return id ? id : base;
+}
+
+static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t a, uint64_t b)
+{
+    unsigned par = (unsigned)(w->gen & 1);
+    unsigned i = atomic_fetch_add_explicit(&rings[par].n, 1, memory_order_relaxed);
+    if (i == RING / 2 && !atomic_exchange(&rings[par].kicked, 1))
+        gen_kick(); /* half full: end this generation soon */
+    if (i >= RING) return;
+    struct rec *r = &rings[par].r[i];
+    r->type = type;
+    r->ts = w->ts ? w->ts : gt_now();
+    r->m = (uint64_t)atomic_load_explicit(&w->t->tid, memory_order_relaxed);
+    r->addr = (uint64_t)(uintptr_t)addr;
+    r->a = a;
+    r->b = b;
+}
+
+void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder)
+{
+    record(w, GT_SYNC_WAIT, addr, reason, holder > 0 ? (uint64_t)holder : 0);
+}
+
+void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk)
+{
+    wr_mark_stack(w, stk);
+    record(w, GT_SYNC_RELEASE, addr, stk, 0);
+}
+
+/* The text of string id (NULL if unknown). */
+static const char *text_of(uint64_t id)
+{
+    size_t len;
+    return id ? str_get(id, &len) : NULL;
+}
+
+/* "func (file:line)" of return address pc into buf. */
+static int site_text(uintptr_t pc, char *buf, size_t cap)
+{
+    struct sym_frame fr[8];
+    int n = sym_lookup(pc, fr, 8);
+    if (n < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
+    const struct sym_frame *f = &fr[n - 1]; /* the outermost of the inlined frames */
+    const char *fn = text_of(f->func_str), *file = text_of(f->file_str);
+    const char *base = file ? strrchr(file, '/') : NULL;
+    base = base ? base + 1 : file;
+    if (base && f->line)
+        return snprintf(buf, cap, "%s (%s:%llu)", fn ? fn : "?", base, (unsigned long long)f->line);
+    return snprintf(buf, cap, "%s", fn ? fn : "?");
+}
+
+/* The object's name (no reason) into buf; its length. */
+static int name_of(uintptr_t addr, char *buf, size_t cap)
+{
+    int n = sym_data(addr, buf, cap);
+    if (n > 0) return n;
+    struct slot *s = slot_of(addr, 0);
+    uintptr_t init = s ? atomic_load(&s->init_pc) : 0;
+    uint64_t stk = s ? atomic_load(&s->wait_stk) : 0;
+    const uintptr_t *pcs;
+    int np = stk ? stack_pcs(stk, &pcs) : 0;
+    n = snprintf(buf, cap, "%#lx", (unsigned long)addr);
+    if (n < 0 || (size_t)n >= cap) return n < 0 ? 0 : (int)cap - 1;
+    const char *how = init ? " from " : np ? " first waited in " : "";
+    int k = snprintf(buf + n, cap - (size_t)n, "%s", how);
+    if (k > 0 && (size_t)(n + k) < cap) {
+        n += k;
+        if (init || np) /* the caller of pthread_*_init, or of the waiting call */
+            k = site_text(init ? init : pcs[np > 1 ? 1 : 0], buf + n, cap - (size_t)n);
+        else
+            k = 0;
+        if (k > 0) n += k;
+    }
+    return n >= (int)cap ? (int)cap - 1 : n;
+}
+
+static int placeholder(const char *s, size_t len, uint64_t *base, uintptr_t *addr)
+{
+    if (len != PLACEHOLDER_LEN || (uint8_t)s[0] != PLACEHOLDER_TAG) return 0;
+    memcpy(base, s + 1, 8);
+    memcpy(addr, s + 9, 8);
+    return 1;
+}
+
+int so_text(const char *s, size_t len, char *buf, size_t cap)
+{
+    uint64_t base;
+    uintptr_t addr;
+    if (!placeholder(s, len, &base, &addr)) return -1;
+    const char *b = text_of(base);
+    int n = snprintf(buf, cap, "%s ", b ? b : "sync:");
+    if (n < 0 || (size_t)n >= cap) return 0;
+    return n + name_of(addr, buf + n, cap - (size_t)n);
+}
+
+const char *so_name(uint64_t reason, char *buf, size_t cap)
+{
+    size_t len = 0;
+    const char *s = str_get(reason, &len);
+    uint64_t base;
+    uintptr_t addr;
+    buf[0] = 0;
+    if (s && placeholder(s, len, &base, &addr)) name_of(addr, buf, cap);
+    return buf;
+}
+
+void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
+{
+    unsigned par = (unsigned)(gen & 1);
+    unsigned n = atomic_load(&rings[par].n);
+    if (n > RING) n = RING;
+    static uint8_t payload[GO_MAX_BATCH_PAYLOAD];
+    size_t len = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        if (i == n || len + 7 * GO_MAX_UVARINT_LEN > sizeof payload) { /* flush the batch */
+            if (len) {
+                enc_put(out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
+                enc_uv(out, fg);
+                enc_uv(out, GO_NO_THREAD);
+                enc_uv(out, 0);
+                enc_uv(out, len);
+                enc_put(out, payload, len);
+            }
+            len = 0;
+            if (i == n) break;
+        }
+        const struct rec *r = &rings[par].r[i];
+        payload[len++] = r->type;
+        const uint64_t v[5] = {r->ts, r->m, r->addr, r->a, r->b};
+        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4); k++)
+            len = (size_t)(ev_put_uvarint(payload + len, v[k]) - payload);
+    }
+    atomic_store(&rings[par].n, 0);
+    atomic_store(&rings[par].kicked, 0);
+}

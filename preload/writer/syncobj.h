@@ -1,0 +1,40 @@
+/* syncobj.h: which object a sync wait is on, and who held it (docs/locks.md).
+ * Names: every wait on a lock, condvar, semaphore or barrier gets a block reason of its own
+ * object, "sync: mutex ledger_lock": a string interned per (reason, address) whose bytes are a
+ * placeholder; the flusher writes the object's name in its place when it writes a generation's
+ * string table (so_text): the symbol of a lock in static storage, else its address and where
+ * pthread_*_init was called, or failing that where it was first waited on. The strings are
+ * bounded by the number of objects waited on.
+ * Records: a wait's holder (a TID read from the object at block time) and a release with
+ * waiters queued (with the releaser's stack) are appended to a per-generation table and
+ * written as gotrace's experimental batch (GT_EXP_SYNC, go_wire.h), which Go's tools ignore.
+ * Invariants: nothing here allocates or locks on the event path (the tables are fixed, a full
+ * one drops records, counted); so_record_* run inside the writer's section, so the flusher
+ * finds every record of a generation complete once its sections ended; so_text and so_encode
+ * run on the flusher only. */
+#ifndef GOTRACE_SYNCOBJ_H
+#define GOTRACE_SYNCOBJ_H
+#include "encode.h"
+#include "writer.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* pthread_*_init(addr) was called from pc (lock-free, no allocation). */
+void so_note_init(const void *addr, uintptr_t pc);
+/* The reason string of a wait on addr whose generic reason is base (a string id), by a wait
+ * with stack stk (remembered as the object's first wait); base when the table is full. */
+uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk);
+/* Records, inside w's section, after the event they belong to (its time). */
+void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder);
+void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk);
+/* Flusher: the text of string s (len bytes) into buf (cap bytes) if s is an object's
+ * placeholder; returns its length, or -1 for any other string. */
+int so_text(const char *s, size_t len, char *buf, size_t cap);
+/* Flusher: generation gen's records as experimental batches of file generation fg, then
+ * forgets them. */
+void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg);
+/* The object name of placeholder reason id (its text without the generic reason) into buf;
+ * "" if id is not a placeholder. Flusher only (the hang report). */
+const char *so_name(uint64_t reason, char *buf, size_t cap);
+#endif

@@ -1,0 +1,290 @@
+/* locks.c MODE: lock situations with known answers (test/integration/cases/locks_*.sh).
+ *   ledger   writer holds the static ledger_lock 10 x 40 ms in apply_batch while two readers
+ *            wait for it; then the heap lock made by account_new is held 5 x 20 ms by main
+ *            while a reader waits.
+ *   chain    hand-off: first holds chain_lock 60 ms; second then waits, then third; second
+ *            gets it and holds it 60 ms; third's wait is blamed ~60 ms on each.
+ *   rwlock   a writer holds table_lock 5 x 30 ms while a reader waits.
+ *   abba     two threads take lock_a and lock_b in opposite orders: a deadlock (never ends).
+ *   condvar  a thread waits on never_signalled forever; main exits after it is waiting.
+ * Threads meet through atomics (untraced), never through sleeps. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void burn_ms(int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static void spin_until(atomic_int *v, int want)
+{
+    while (atomic_load(v) < want)
+        ;
+}
+
+/* ---- ledger ---- */
+static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int round_no, readers_in, readers_out;
+static long ledger_total;
+
+struct account {
+    long balance;
+    pthread_mutex_t mu;
+};
+
+static struct account *account_new(void)
+{
+    struct account *a = calloc(1, sizeof *a);
+    pthread_mutex_init(&a->mu, NULL);
+    return a;
+}
+
+static void apply_batch(int i)
+{
+    pthread_mutex_lock(&ledger_lock);
+    atomic_store(&round_no, i + 1);
+    spin_until(&readers_in, 2 * (i + 1)); /* both readers are about to wait */
+    burn_ms(40);
+    ledger_total += i;
+    pthread_mutex_unlock(&ledger_lock);
+}
+
+static void *ledger_writer(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++) {
+        apply_batch(i);
+        spin_until(&readers_out, 2 * (i + 1));
+    }
+    return NULL;
+}
+
+static void *ledger_reader(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++) {
+        spin_until(&round_no, i + 1);
+        atomic_fetch_add(&readers_in, 1);
+        pthread_mutex_lock(&ledger_lock); /* the ledger wait */
+        long v = ledger_total;
+        (void)v;
+        pthread_mutex_unlock(&ledger_lock);
+        atomic_fetch_add(&readers_out, 1);
+    }
+    return NULL;
+}
+
+static struct account *acct;
+static atomic_int acct_round, acct_in, acct_out;
+static void *account_reader(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 5; i++) {
+        spin_until(&acct_round, i + 1);
+        atomic_store(&acct_in, i + 1);
+        pthread_mutex_lock(&acct->mu); /* the account wait */
+        acct->balance++;
+        pthread_mutex_unlock(&acct->mu);
+        atomic_store(&acct_out, i + 1);
+    }
+    return NULL;
+}
+
+static void ledger(void)
+{
+    pthread_t w, r1, r2, ar;
+    pthread_create(&r1, NULL, ledger_reader, NULL);
+    pthread_create(&r2, NULL, ledger_reader, NULL);
+    pthread_create(&w, NULL, ledger_writer, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r1, NULL);
+    pthread_join(r2, NULL);
+    acct = account_new();
+    pthread_create(&ar, NULL, account_reader, NULL);
+    for (int i = 0; i < 5; i++) {
+        pthread_mutex_lock(&acct->mu);
+        atomic_store(&acct_round, i + 1);
+        spin_until(&acct_in, i + 1);
+        burn_ms(20);
+        pthread_mutex_unlock(&acct->mu);
+        spin_until(&acct_out, i + 1);
+    }
+    pthread_join(ar, NULL);
+    printf("ledger %ld balance %ld\n", ledger_total, acct->balance);
+}
+
+/* ---- chain ---- */
+static pthread_mutex_t chain_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int chain_step;
+
+static void *chain_first(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&chain_lock);
+    atomic_store(&chain_step, 1);
+    spin_until(&chain_step, 3); /* both others are about to wait */
+    burn_ms(60);
+    pthread_mutex_unlock(&chain_lock);
+    return NULL;
+}
+
+static void *chain_second(void *arg)
+{
+    (void)arg;
+    spin_until(&chain_step, 1);
+    atomic_store(&chain_step, 2);
+    pthread_mutex_lock(&chain_lock); /* waits for first */
+    burn_ms(60);
+    pthread_mutex_unlock(&chain_lock);
+    return NULL;
+}
+
+static void *chain_third(void *arg)
+{
+    (void)arg;
+    spin_until(&chain_step, 2);
+    burn_ms(5); /* second is asleep on the lock first (a head start, not a guarantee) */
+    atomic_store(&chain_step, 3);
+    pthread_mutex_lock(&chain_lock); /* waits for first, then second */
+    pthread_mutex_unlock(&chain_lock);
+    return NULL;
+}
+
+static void chain(void)
+{
+    pthread_t t[3];
+    pthread_create(&t[0], NULL, chain_first, NULL);
+    pthread_create(&t[1], NULL, chain_second, NULL);
+    pthread_create(&t[2], NULL, chain_third, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    puts("chain done");
+}
+
+/* ---- rwlock ---- */
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static atomic_int rw_round, rw_in;
+
+static atomic_int rw_out;
+static void *table_writer(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 5; i++) {
+        pthread_rwlock_wrlock(&table_lock);
+        atomic_store(&rw_round, i + 1);
+        spin_until(&rw_in, i + 1);
+        burn_ms(30);
+        pthread_rwlock_unlock(&table_lock);
+        spin_until(&rw_out, i + 1);
+    }
+    return NULL;
+}
+
+static void *table_reader(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 5; i++) {
+        spin_until(&rw_round, i + 1);
+        atomic_store(&rw_in, i + 1);
+        pthread_rwlock_rdlock(&table_lock); /* waits for the writer */
+        pthread_rwlock_unlock(&table_lock);
+        atomic_store(&rw_out, i + 1);
+    }
+    return NULL;
+}
+
+static void rwlock(void)
+{
+    pthread_t w, r;
+    pthread_create(&r, NULL, table_reader, NULL);
+    pthread_create(&w, NULL, table_writer, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    puts("rwlock done");
+}
+
+/* ---- abba ---- */
+static pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER, lock_b = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int abba_held;
+
+static void *take_a_then_b(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock_a);
+    atomic_fetch_add(&abba_held, 1);
+    spin_until(&abba_held, 2);
+    pthread_mutex_lock(&lock_b); /* deadlock */
+    return NULL;
+}
+
+static void *take_b_then_a(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock_b);
+    atomic_fetch_add(&abba_held, 1);
+    spin_until(&abba_held, 2);
+    pthread_mutex_lock(&lock_a); /* deadlock */
+    return NULL;
+}
+
+static void abba(void)
+{
+    pthread_t a, b;
+    pthread_create(&a, NULL, take_a_then_b, NULL);
+    pthread_create(&b, NULL, take_b_then_a, NULL);
+    puts("abba started");
+    fflush(stdout);
+    pthread_join(a, NULL);
+}
+
+/* ---- condvar ---- */
+static pthread_mutex_t cv_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never_signalled = PTHREAD_COND_INITIALIZER;
+static atomic_int cv_waiting;
+
+static void *wait_forever(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&cv_mu);
+    atomic_store(&cv_waiting, 1);
+    for (;;)
+        pthread_cond_wait(&never_signalled, &cv_mu);
+    return NULL;
+}
+
+static void condvar(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, wait_forever, NULL);
+    spin_until(&cv_waiting, 1);
+    pthread_mutex_lock(&cv_mu); /* taken once the waiter is inside pthread_cond_wait */
+    pthread_mutex_unlock(&cv_mu);
+    puts("condvar: exiting with a waiter");
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "ledger";
+    if (!strcmp(m, "ledger"))
+        ledger();
+    else if (!strcmp(m, "chain"))
+        chain();
+    else if (!strcmp(m, "rwlock"))
+        rwlock();
+    else if (!strcmp(m, "abba"))
+        abba();
+    else if (!strcmp(m, "condvar"))
+        condvar();
+    else
+        return 2;
+    return 0;
+}
