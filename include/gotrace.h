@@ -28,6 +28,7 @@ GOTRACE_WEAK void gotrace_impl_task_end(uint64_t task);
 GOTRACE_WEAK void gotrace_impl_region_begin(uint64_t task, const char *name);
 GOTRACE_WEAK void gotrace_impl_region_end(uint64_t task, const char *name);
 GOTRACE_WEAK void gotrace_impl_log(uint64_t task, const char *category, const char *message);
+GOTRACE_WEAK int gotrace_impl_flight_dump(void);
 #undef GOTRACE_WEAK
 
 /* Begins a task (Go's trace.NewTask) named name, child of parent (0: none); returns its id. */
@@ -52,6 +53,14 @@ static inline void gotrace_region_begin(uint64_t task, const char *name)
 static inline void gotrace_region_end(uint64_t task, const char *name)
 {
     if (gotrace_impl_region_end) gotrace_impl_region_end(task, name);
+}
+
+/* GOTRACE_MODE=flight: writes the flight recorder's window (the last GOTRACE_FLIGHT_S seconds)
+ * as a complete trace now, and tracing goes on (Go's FlightRecorder.WriteTo). 0 when written;
+ * -1 when not traced in flight mode. */
+static inline int gotrace_flight_dump(void)
+{
+    return gotrace_impl_flight_dump ? gotrace_impl_flight_dump() : -1;
 }
 
 /* A log message with a category, in task (0: none) (trace.Log). */

@@ -73,20 +73,35 @@ void fatal_fork_child(void)
     S.pid = getpid();
 }
 
-void fatal_init(void)
+/* The flight recorder's trigger: a dump after the next switch; the program goes on. */
+static void on_flight(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    int saved = errno;
+    if (getpid() == S.pid) flusher_flight_request();
+    errno = saved;
+}
+
+/* Installs handler for sig if its disposition is SIG_DFL. */
+static void own(int sig, void (*handler)(int, siginfo_t *, void *))
+{
+    struct sigaction cur, sa;
+    if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
+    if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
+    S.view[sig] = cur;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
+}
+
+void fatal_init(int flight_signal)
 {
     S.pid = getpid();
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
-        int sig = fatal_signals[i];
-        struct sigaction cur, sa;
-        if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) continue;
-        S.view[sig] = cur;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_fatal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
-    }
+    if (flight_signal) own(flight_signal, on_flight);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        own(fatal_signals[i], on_fatal);
 }
 
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r)

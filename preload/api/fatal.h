@@ -1,4 +1,5 @@
-/* fatal.h: fatal signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+/* fatal.h: the signals the tracer owns while the program leaves them at SIG_DFL: the flight
+ * recorder's trigger (GOTRACE_FLIGHT_SIGNAL, flight mode only), and the fatal signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
  * SIGABRT) whose disposition is the default. The tracer catches them: the first one writes the
  * generation in progress (asked of the flusher thread, waiting at most FATAL_WAIT_MS) while the
  * program's other threads stop at their next hook (tr_current), then the signal takes its
@@ -16,8 +17,10 @@
 
 #define FATAL_WAIT_MS 5000
 
-/* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL. */
-void fatal_init(void);
+/* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL, and
+ * flight_signal (0: none) for the flight recorder's dumps (flusher.h) if its disposition is
+ * SIG_DFL too (the program sees SIG_DFL; a handler it installs replaces the tracer's). */
+void fatal_init(int flight_signal);
 /* In a forked child (the handlers are inherited): the child is the process to write for. */
 void fatal_fork_child(void);
 /* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */

@@ -185,7 +185,7 @@ void tr_init(void)
     tr_reasons_init();
     const char *clock = clock_end(); /* before the first event */
     if (flusher_start(&cfg, path) != 0) goto done;
-    fatal_init();
+    fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
@@ -238,6 +238,16 @@ int tr_before_exec(char *marker, size_t size)
     snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1,
              forked ? "f" : "");
     return 1;
+}
+
+int tr_flight_dump(void)
+{
+    if (!may_flush()) return -1;
+    int was = gt_internal;
+    gt_internal = 1;
+    int r = flusher_flight_dump();
+    gt_internal = was;
+    return r;
 }
 
 void tr_shutdown(void)

@@ -39,6 +39,9 @@ void tr_after_unload(void);
 #define GT_EXEC_ENV "GOTRACE_EXEC_OF"
 int tr_before_exec(char *marker, size_t size);
 void tr_shutdown(void);
+/* gotrace_flight_dump(): the flight recorder's window written now; -1 when not tracing in
+ * flight mode. */
+int tr_flight_dump(void);
 /* 0 in a child made without fork handlers (vfork, _Fork, clone): it must not touch the
  * tracer's state, which is its parent's. */
 int tr_in_own_process(void);

@@ -3,6 +3,7 @@
 
 #include "clock.h"
 #include "gen.h"
+#include "flight.h"
 #include "generation.h"
 #include "log.h"
 #include "output.h"
@@ -32,6 +33,9 @@ static struct {
     _Atomic uint32_t started;       /* the flusher thread runs its own code (flusher_main) */
     _Atomic uint32_t asked, served; /* writes asked of the flusher thread, and done */
     atomic_int final_asked;         /* the asked write is the last one */
+    atomic_int dumps;               /* flight recorder dumps asked (flight.h) */
+    atomic_int final_dump;          /* the final write dumps the flight recorder */
+    int at_exit_dump;               /* GOTRACE_FLIGHT_AT_EXIT */
 } F;
 
 static __thread int on_flusher; /* this is the flusher thread */
@@ -73,17 +77,21 @@ static void futex_wake_all(_Atomic uint32_t *w)
     REAL(syscall)(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* One switch and write (the last one if final), on any thread. */
+/* One switch and write (the last one if final), on any thread; then the flight recorder's
+ * dump if one was asked meanwhile (or at the end, if asked). */
 static void switch_locked(int final)
 {
     output_lock();
     if (!atomic_load(&F.stopped)) {
         generation_switch();
+        int dump = atomic_exchange(&F.dumps, 0);
+        if (dump && !final && flight_on()) (void)flight_dump();
         if (final) {
             /* The generation begun by that switch holds every live thread's status at this
              * moment, the process's end: written too, it ends the trace there (and closes the
              * threads' states there), not at the last event (issue 19). */
             generation_switch();
+            if ((dump || atomic_load(&F.final_dump)) && flight_on()) (void)flight_dump();
             atomic_store(&F.stopped, 1);
             gen_stop();
         }
@@ -99,7 +107,7 @@ static int round_work(uint32_t asked, uint64_t next)
     /* A size request counts only for the generation it was made in: threads that found the
      * old one full between its switch's start and its end ask nothing more. */
     int kicked = gen_take_kick();
-    return kicked || gen_full_due() || serve || gt_now_ns() >= next;
+    return kicked || gen_full_due() || serve || atomic_load(&F.dumps) || gt_now_ns() >= next;
 }
 
 static void *flusher_main(void *arg)
@@ -167,7 +175,14 @@ static int start_thread(void)
 int flusher_start(const struct gt_config *cfg, const char *path)
 {
     F.period_ms = cfg->period_ms;
-    if (output_open(path) != 0) return -1;
+    F.at_exit_dump = cfg->flight_at_exit;
+    atomic_store(&F.final_dump, cfg->flight_at_exit);
+    if (cfg->flight) { /* nothing written until a dump; generations at a tenth of the window */
+        flight_init(cfg->flight_s, cfg->flight_mb, path);
+        if (F.period_ms > cfg->flight_s * 100) F.period_ms = cfg->flight_s * 100;
+    } else if (output_open(path) != 0) {
+        return -1;
+    }
     if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
     return start_thread();
 }
@@ -213,7 +228,22 @@ void flusher_final(void)
 
 int flusher_final_within(uint32_t ms)
 {
+    atomic_store(&F.final_dump, 1); /* a fatal signal dumps the flight recorder */
     return flusher_ask(1, ms) == 1 ? 0 : -1;
+}
+
+void flusher_flight_request(void)
+{
+    atomic_store(&F.dumps, 1);
+    gen_kick();
+}
+
+int flusher_flight_dump(void)
+{
+    if (!flight_on()) return -1;
+    atomic_store(&F.dumps, 1);
+    if (flusher_ask(0, ASK_WAIT_MS) == 0) switch_locked(0);
+    return 0;
 }
 
 /* A fork while the flusher thread is still being set up could copy an allocator lock its
@@ -241,7 +271,12 @@ int flusher_fork_child(const char *path)
         gen_stop();
         return 0;
     }
-    output_open_lazily(path);
+    if (flight_on())
+        flight_fork_child(path);
+    else
+        output_open_lazily(path);
+    atomic_store(&F.dumps, 0);
+    atomic_store(&F.final_dump, F.at_exit_dump);
     generation_fork_child();
     atomic_store(&F.stopped, 0);
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */

@@ -21,6 +21,11 @@ void flusher_final(void);     /* last switch and write; nothing is written after
 /* The same from a signal handler: asked of the flusher thread only (never written on the
  * calling thread, which may hold what the write needs), waiting at most ms; 0 when written. */
 int flusher_final_within(uint32_t ms);
+/* The flight recorder (GOTRACE_MODE=flight, flight.h): a dump after the next switch, asked
+ * from a signal handler (async-signal-safe, returns at once), or written now (the generation in
+ * progress too): 0, or -1 when not in flight mode. */
+void flusher_flight_request(void);
+int flusher_flight_dump(void);
 /* A library was unloaded: the next generation written symbolizes with fresh module maps. */
 void flusher_code_unloaded(void);
 /* Fork: prepare takes the output lock (waiting for a switch in progress), parent and child

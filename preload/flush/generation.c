@@ -7,6 +7,7 @@
 #include "cpuprof.h"
 #include "encode.h"
 #include "event.h"
+#include "flight.h"
 #include "fence.h"
 #include "gen.h"
 #include "go_wire.h"
@@ -17,7 +18,6 @@
 #include "status.h"
 #include "strtab.h"
 #include "symbolize.h"
-#include "syncobj.h"
 #include "thread.h"
 
 #include <stdlib.h>
@@ -115,9 +115,6 @@ static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
 static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
 {
     const struct visit *v = ctx;
-    char text[GO_MAX_STRING_LEN];
-    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj.h) */
-    if (n >= 0) s = text, len = (size_t)n;
     if (id) enc_string(&G.out, v->file, id, s, len);
 }
 
@@ -156,9 +153,10 @@ static void write_generation(uint64_t gen)
         sym_fini();
         if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
     }
-    uint64_t fg = output_generations() + 1;
+    int ring = flight_on(); /* kept in memory, not written (flight.h) */
+    uint64_t fg = ring ? flight_next_number() : output_generations() + 1;
     G.out.len = 0;
-    if (fg == 1) enc_put(&G.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
+    if (!ring && fg == 1) enc_put(&G.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
     size_t events_start = G.out.len;
     encode_batches((int)(gen & 1), fg);
     if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
@@ -167,7 +165,6 @@ static void write_generation(uint64_t gen)
         if (sc.open) enc_struct_end(&G.out);
     }
     if (G.out.len == events_start) return; /* nothing happened: no generation */
-    so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
     struct visit v = {gen, fg};
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &v);
@@ -176,7 +173,11 @@ static void write_generation(uint64_t gen)
     str_foreach_marked(gen, visit_string, &v);
     enc_struct_end(&G.out);
     enc_frequency(&G.out, fg, GT_TICKS_PER_SEC);
-    if (!gen_failed()) (void)output_write(G.out.p, G.out.len);
+    if (gen_failed()) return;
+    if (ring)
+        flight_keep(G.out.p, G.out.len);
+    else
+        (void)output_write(G.out.p, G.out.len);
 }
 
 /* Claims generation next's statuses of every thread of the snapshot, at time ts. */

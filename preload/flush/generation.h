@@ -3,7 +3,8 @@
  * claimed where nobody wrote them yet, and the old one is encoded (its batches, then its stack
  * table, string table and frequency) and written as one contiguous write (output.h).
  * Invariants: the caller holds the output lock (one switch at a time); generations are written
- * in order, each complete and self-contained, numbered 1, 2, 3... in the file; a generation
+ * in order, each complete and self-contained, numbered 1, 2, 3... in the file (or kept by the
+ * flight recorder, flight.h, which numbers them when it writes them); a generation
  * with no event is not written; after a failure nothing more is written, so the file keeps only
  * whole generations; the buffers and statuses of the old generation go back to the pool and
  * exited threads are reaped only after it was written. */

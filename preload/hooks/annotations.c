@@ -88,6 +88,14 @@ API_EXPORT void gotrace_impl_log(uint64_t task, const char *category, const char
     tr_user_event(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2);
 }
 
+API_EXPORT int gotrace_impl_flight_dump(void)
+{
+    int saved = errno;
+    int r = tr_flight_dump();
+    errno = saved;
+    return r;
+}
+
 void names_set(pthread_t th, const char *name)
 {
     struct gt_thread *self = name ? tr_current() : NULL;

@@ -31,6 +31,11 @@ void config_defaults(struct gt_config *c)
     c->tsc = 1;
     c->debug = 0;
     c->disable = 0;
+    c->flight = 0;
+    c->flight_s = 10;
+    c->flight_mb = 64;
+    c->flight_signal = 12; /* SIGUSR2 on Linux */
+    c->flight_at_exit = 0;
 }
 
 /* Copies at most SHOWN_VALUE_MAX bytes of v into out, non-printable bytes as '?', "..." if
@@ -149,6 +154,16 @@ static void parse_out(config_getenv_fn getenv_fn, config_warn_fn warn, struct gt
     memcpy(c->out_pattern, v, n + 1);
 }
 
+static void parse_mode(config_getenv_fn getenv_fn, config_warn_fn warn, struct gt_config *c)
+{
+    const char *v = lookup(getenv_fn, "GOTRACE_MODE");
+    if (v == NULL || strcmp(v, "file") == 0) return;
+    if (strcmp(v, "flight") == 0)
+        c->flight = 1;
+    else
+        warn_bad(warn, "GOTRACE_MODE", v, "is not \"file\" or \"flight\"", "\"file\"");
+}
+
 void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_fn warn)
 {
     config_defaults(c);
@@ -162,6 +177,11 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     parse_bool(getenv_fn, warn, "GOTRACE_TSC", &c->tsc);
     parse_bool(getenv_fn, warn, "GOTRACE_DEBUG", &c->debug);
     parse_bool(getenv_fn, warn, "GOTRACE_DISABLE", &c->disable);
+    parse_mode(getenv_fn, warn, c);
+    parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_S", 1, 3600, &c->flight_s);
+    parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_MB", 1, 4096, &c->flight_mb);
+    parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_SIGNAL", 0, 64, &c->flight_signal);
+    parse_bool(getenv_fn, warn, "GOTRACE_FLIGHT_AT_EXIT", &c->flight_at_exit);
 }
 
 /* Appends len bytes of s at out[*pos]; -1 if that leaves no room for the final NUL. */

@@ -23,6 +23,13 @@ struct gt_config {
                                       kernel's clock does (clock.h); 0 = CLOCK_MONOTONIC */
     int debug;                     /* GOTRACE_DEBUG, default 0 (0 or 1): tracer log on stderr */
     int disable;                   /* GOTRACE_DISABLE, default 0: 1 = load but trace nothing */
+    int flight;                    /* GOTRACE_MODE: "file" (default, 0) or "flight" (1): keep the
+                                      last flight_s seconds in memory, write them when asked */
+    uint32_t flight_s;             /* GOTRACE_FLIGHT_S: the window, default 10, range 1..3600 */
+    uint32_t flight_mb;            /* GOTRACE_FLIGHT_MB: its cap, default 64, range 1..4096 */
+    uint32_t flight_signal;        /* GOTRACE_FLIGHT_SIGNAL: the trigger, default SIGUSR2 (12),
+                                      range 0..64, 0 = none */
+    int flight_at_exit;            /* GOTRACE_FLIGHT_AT_EXIT, default 0: 1 = a dump at exit */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

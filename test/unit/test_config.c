@@ -178,6 +178,9 @@ static const struct int_var int_vars[] = {
     {"GOTRACE_BUF_KB", 4, 64, 64, offsetof(struct gt_config, buf_kb)},
     {"GOTRACE_FLUSH_MB", 1, 4096, 2, offsetof(struct gt_config, flush_mb)},
     {"GOTRACE_CPU_HZ", 0, 1000, 0, offsetof(struct gt_config, cpu_hz)},
+    {"GOTRACE_FLIGHT_S", 1, 3600, 10, offsetof(struct gt_config, flight_s)},
+    {"GOTRACE_FLIGHT_MB", 1, 4096, 64, offsetof(struct gt_config, flight_mb)},
+    {"GOTRACE_FLIGHT_SIGNAL", 0, 64, 12, offsetof(struct gt_config, flight_signal)},
 };
 
 static uint32_t field_of(const struct gt_config *c, const struct int_var *v)
@@ -266,6 +269,7 @@ static const struct bool_var bool_vars[] = {
     {"GOTRACE_TSC", 1, offsetof(struct gt_config, tsc)},
     {"GOTRACE_DEBUG", 0, offsetof(struct gt_config, debug)},
     {"GOTRACE_DISABLE", 0, offsetof(struct gt_config, disable)},
+    {"GOTRACE_FLIGHT_AT_EXIT", 0, offsetof(struct gt_config, flight_at_exit)},
 };
 
 static int bool_of(const struct gt_config *c, const struct bool_var *v)
@@ -305,6 +309,21 @@ Test(config, booleans_bad)
             cr_assert_eq(bool_of(&c, v), v->dflt, "%s=%s", v->name, bad[j]);
         }
     }
+}
+
+/* ---- GOTRACE_MODE ---- */
+
+Test(config, mode_file_or_flight)
+{
+    struct gt_config c = parse1("GOTRACE_MODE", "flight");
+    expect_no_warning();
+    cr_assert_eq(c.flight, 1);
+    c = parse1("GOTRACE_MODE", "file");
+    expect_no_warning();
+    cr_assert_eq(c.flight, 0);
+    c = parse1("GOTRACE_MODE", "Flight");
+    expect_one_warning("GOTRACE_MODE", "Flight", "\"file\"");
+    cr_assert_eq(c.flight, 0, "a bad mode falls back to the file");
 }
 
 /* ---- GOTRACE_OUT ---- */
