@@ -18,6 +18,7 @@
 #include "status.h"
 #include "strtab.h"
 #include "symbolize.h"
+#include "syncobj.h"
 #include "thread.h"
 
 #include <stdlib.h>
@@ -115,6 +116,9 @@ static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
 static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
 {
     const struct visit *v = ctx;
+    char text[GO_MAX_STRING_LEN];
+    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj.h) */
+    if (n >= 0) s = text, len = (size_t)n;
     if (id) enc_string(&G.out, v->file, id, s, len);
 }
 
@@ -165,6 +169,7 @@ static void write_generation(uint64_t gen)
         if (sc.open) enc_struct_end(&G.out);
     }
     if (G.out.len == events_start) return; /* nothing happened: no generation */
+    so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
     struct visit v = {gen, fg};
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &v);
