@@ -145,9 +145,12 @@ GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
     int end = last_used(pcs, first, n);
     uint64_t id = stack_from_pcs(pcs + first, end - first);
     if (fast && memo) memo_keep(memo, end, id);
-    /* A memo's first capture is always a miss: a hit never needs this test. */
-    if (memo && id && !atomic_load_explicit(&memo->first, memory_order_relaxed))
-        atomic_store_explicit(&memo->first, id, memory_order_release);
+    /* A stack's first capture is always a miss: a hit never needs this test. */
+    int nfirst = memo ? atomic_load_explicit(&memo->nfirst, memory_order_relaxed) : STACK_FIRST;
+    if (id && nfirst < STACK_FIRST) {
+        memo->first[nfirst] = id;
+        atomic_store_explicit(&memo->nfirst, nfirst + 1, memory_order_release);
+    }
     return id;
 }
 
@@ -205,9 +208,10 @@ void *stack_main(void)
     return atomic_load_explicit(&main_fn, memory_order_acquire);
 }
 
-uint64_t stack_first(const struct stack_memo *memo)
+int stack_first(const struct stack_memo *memo, const uint64_t **ids)
 {
-    return atomic_load_explicit(&memo->first, memory_order_acquire);
+    *ids = memo->first;
+    return atomic_load_explicit(&memo->nfirst, memory_order_acquire);
 }
 
 int stack_enabled(void)

@@ -25,14 +25,17 @@ int stack_init(int max_depth, int enabled);
  * (walk.h), so that a capture whose chain still holds returns the stack id without walking
  * or interning; most-recently-hit first. Owner-thread only; zeroed is empty. */
 #define STACK_MEMO_WAYS 8
+#define STACK_FIRST 4
 struct stack_memo {
     uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
     int used;
     const struct walk_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
     uint64_t id[STACK_MEMO_WAYS];                    /* stack id of known[i] */
-    /* Read by the flusher too (stack_named): the first stack the owner captured, set once,
-     * and the start routine its creator named the thread by. */
-    _Atomic uint64_t first;
+    /* Read by the flusher too (stack_named): the first STACK_FIRST distinct stacks the owner
+     * captured (first[i] set once, before nfirst counts it), and the start routine its creator
+     * named the thread by. */
+    uint64_t first[STACK_FIRST];
+    _Atomic int nfirst;
     void *start;
     struct walk_chain chain[STACK_MEMO_WAYS];
     struct walk_chain scratch;
@@ -69,8 +72,9 @@ uint64_t stack_named(struct stack_memo *memo, void *start);
 uint64_t stack_named_main(void);
 void stack_set_main(void *fn);
 void *stack_main(void);
-/* The id of the first stack memo's owner captured (flusher), 0 if none yet. */
-uint64_t stack_first(const struct stack_memo *memo);
+/* The ids of the first distinct stacks memo's owner captured (flusher): their number (at most
+ * STACK_FIRST), in *ids. */
+int stack_first(const struct stack_memo *memo, const uint64_t **ids);
 int stack_enabled(void);
 int stack_depth(uint64_t id); /* frames of a stack; 0 for id 0 or unknown */
 /* The pcs of stack id (innermost first) in *pcs: their number, 0 for id 0 or unknown. */

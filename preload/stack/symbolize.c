@@ -195,8 +195,13 @@ static int unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias, Dwarf_Di
                    Dwarf_Die *lines)
 {
     Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
-    if (d) {
-        *cu = *lines = *d;
+    if (d) { /* a skeleton (split DWARF): the functions are in its split unit */
+        uint8_t type;
+        Dwarf_Die sub;
+        int split = dwarf_cu_info(d->cu, NULL, &type, NULL, &sub, NULL, NULL, NULL) == 0 &&
+                    type == DW_UT_skeleton && sub.cu != NULL;
+        *cu = split ? sub : *d;
+        *lines = *d;
         return 1;
     }
     Dwarf *dw = dwfl_module_getdwarf(mod, bias);
@@ -221,8 +226,8 @@ static uint64_t intern_name(const char *name)
 static int runtime_name(const char *name)
 {
     static const char *const prefixes[] = {
-        "std::",   "core::",   "alloc::",   "__gnu_cxx::", "__cxxabiv1::", "<std::", "<core::",
-        "<alloc::", "__rust_", "GOMP_",     "gomp_",       "__kmp",        "_dl_",   "__libc_",
+        "std::",    "core::",  "alloc::", "__gnu_cxx::", "__cxxabiv1::", "<std::", "<core::",
+        "<alloc::", "__rust_", "GOMP_",   "gomp_",       "__kmp",        "_dl_",   "__libc_",
     };
     int depth = 0;
     const char *q = name;
@@ -244,8 +249,8 @@ static int runtime_name(const char *name)
 /* Whether the module at path is a language runtime or this tracer. */
 static int runtime_module(const char *path)
 {
-    static const char *const libs[] = {"libstdc++.", "libc++.", "libc++abi.", "libgomp.",
-                                       "libomp.",    "libc.so", "ld-linux",   "libgcc_s.",
+    static const char *const libs[] = {"libstdc++.",  "libc++.",   "libc++abi.", "libgomp.",
+                                       "libomp.",     "libc.so",   "ld-linux",   "libgcc_s.",
                                        "libpthread.", "libgotrace"};
     const char *slash = path ? strrchr(path, '/') : NULL;
     const char *base = slash ? slash + 1 : path;
@@ -317,10 +322,10 @@ static const char *die_name(Dwfl_Module *mod, Dwarf_Die *die, int tag, Dwarf_Add
  * into the program) and Rust's standard library sources. */
 static int runtime_file(const char *file)
 {
-    return file && (strncmp(file, "/usr/include/", 13) == 0 || strncmp(file, "/rustc/", 7) == 0 ||
-                    strncmp(file, "library/std/", 12) == 0 ||
-                    strncmp(file, "library/core/", 13) == 0 ||
-                    strncmp(file, "library/alloc/", 14) == 0);
+    return file &&
+           (strncmp(file, "/usr/include/", 13) == 0 || strncmp(file, "/rustc/", 7) == 0 ||
+            strncmp(file, "library/std/", 12) == 0 || strncmp(file, "library/core/", 13) == 0 ||
+            strncmp(file, "library/alloc/", 14) == 0);
 }
 
 /* Whether mod is this library: its frames are shown as the hook only (the interposed
@@ -398,6 +403,10 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
             char buf[1024];
             const char *name = die_name(mod, &scopes[i], tag, addr, buf, sizeof buf);
             if (rt_mod || runtime_name(name) || runtime_file(file)) *runtime |= 1u << n;
+            if (own) { /* a hook: the function the program called, no tracer source */
+                file = NULL;
+                line = 0;
+            }
             out[n] = (struct sym_frame){pc | (uintptr_t)n << 56, str_intern_cstr(name),
                                         file ? str_intern_cstr(file) : 0, line > 0 ? line : 0};
             n++;
@@ -423,7 +432,7 @@ static void elf_frame(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sy
     const char *path = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
     const char *name = dwfl_module_addrname(mod, addr);
     out->pc = pc;
-    out->file_str = path ? str_intern_cstr(path) : 0;
+    out->file_str = path && !own_module(mod) ? str_intern_cstr(path) : 0;
     out->line = 0;
     if (runtime_module(path) || (name && runtime_name(demangle_name(name)))) *runtime = 1;
     if (name) {
@@ -525,22 +534,24 @@ static int main_frame(uintptr_t pc, struct sym_frame *out)
 }
 
 /* A thread's first frame of the program's own code (stack_named): when its start routine is
- * a runtime's, the outermost frame of its first captured stack that is not; else nothing (the
- * start routine names it). */
+ * a runtime's, the outermost frame that is not in the first of its first stacks that has one
+ * (a runtime's own start-up waits come first); else nothing (the start routine names it). */
 static int late_frame(uintptr_t pc, struct sym_frame *out)
 {
     const struct stack_memo *m = (const struct stack_memo *)(pc & ~STACK_PC_SYNTH);
     const struct entry *start = entry_of((uintptr_t)m->start + 1);
     if (!start || !(start->runtime & (1u << (start->n - 1)))) return 0;
-    const uintptr_t *pcs;
-    int n = stack_pcs(stack_first(m), &pcs);
-    for (int i = n - 1; i >= 0; i--) {
-        const struct entry *e = (pcs[i] & STACK_PC_SYNTH) ? NULL : entry_of(pcs[i]);
-        for (int k = e ? e->n - 1 : -1; k >= 0; k--) {
-            if (e->runtime & (1u << k)) continue;
-            *out = e->f[k];
-            out->pc = pc;
-            return 1;
+    const uint64_t *ids;
+    for (int s = 0, ns = stack_first(m, &ids); s < ns; s++) {
+        const uintptr_t *pcs;
+        for (int i = stack_pcs(ids[s], &pcs) - 1; i >= 0; i--) {
+            const struct entry *e = (pcs[i] & STACK_PC_SYNTH) ? NULL : entry_of(pcs[i]);
+            for (int k = e ? e->n - 1 : -1; k >= 0; k--) {
+                if (e->runtime & (1u << k)) continue;
+                *out = e->f[k];
+                out->pc = pc;
+                return 1;
+            }
         }
     }
     return 0;

@@ -1,7 +1,8 @@
 # early_ctor: another library's constructor starts a thread before the tracer's constructor
 # has run (the tracer then starts from that pthread_create). Checks: same output as untraced;
 # valid trace; the early thread is created once, named by its start routine `bg`, and ends;
-# so does main's worker; the program's main thread is traced (it blocks in the joins). Not run
+# so does main's worker; the program's main thread is traced (it blocks in the joins), named
+# main, with no creation stack. Not run
 # under TSan: the instrumented tracer code would run before TSan's runtime is initialised.
 
 [ "$GT_SANITIZER" != tsan ] ||
@@ -23,3 +24,8 @@ worker=$(gids_started_at "$tr" worker)
 assert_eq "$(count_trans "$tr" Running NotExist "$worker")" 1 "ends of main's worker"
 assert_ge "$(count_reason "$tr" "$(main_gid)" "sync: join")" 1 "main's joins that waited"
 check_balanced "$tr"
+# The main thread first seen in the constructor's pthread_create (issue 19): still named main,
+# and its creation has no stack (not the hook that adopted it, nor the tracer's frames).
+stack_checks_follow
+assert_eq "$(start_stack "$tr" "$(main_gid)")" main "main thread's name"
+assert_eq "$(creator_stack "$tr" "$(main_gid)")" "" "main thread's creation stack"

@@ -6,6 +6,8 @@
 # wait_for_lock; and the traced process never loads libdebuginfod, even with DEBUGINFOD_URLS
 # set (glibc's LD_DEBUG=files lists every object loaded, dlopen'ed ones too): a stripped
 # system program has no local debug info, which is when elfutils' standard lookup dlopens it.
+# Split DWARF (-gsplit-dwarf: the program keeps skeleton units, the functions are in a .dwo
+# beside it), built with cc and with clang when present: the known wait's line too.
 
 dir=$CASE_DIR/dl
 rm -rf "$dir" && mkdir -p "$dir/.debug"
@@ -46,3 +48,18 @@ expect_status true 0
 validate "$RUN_TRACE"
 assert_contains "$RUN_ERR" "file=libdw.so.1" "LD_DEBUG's list of loaded objects"
 assert_eq "$(grep -c 'libdebuginfod' "$RUN_ERR" || true)" 0 "loads of libdebuginfod"
+
+for c in "$cc" clang; do
+    command -v "$c" >/dev/null || continue
+    sdir=$CASE_DIR/split-$c
+    rm -rf "$sdir" && mkdir -p "$sdir"
+    (cd "$sdir" && "$c" -O1 -g -gsplit-dwarf -pthread -D_GNU_SOURCE -o hold "$src") \
+        2>>"$CASE_DIR/build.log" || fail "cannot build sync_hold with $c -gsplit-dwarf"
+    ls "$sdir"/*.dwo >/dev/null 2>&1 || fail "$c -gsplit-dwarf wrote no .dwo"
+    trace_run "split-$c" -- "$sdir/hold"
+    expect_status sync_hold 0
+    validate "$RUN_TRACE"
+    if stacks_on; then
+        assert_ge "$(frames "$RUN_TRACE" "sync_hold.c:$line")" 10 "frames at sync_hold.c:$line ($c, split DWARF)"
+    fi
+done
