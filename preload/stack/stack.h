@@ -62,6 +62,12 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
  * code, or nothing. */
 #define STACK_PC_SYNTH ((uintptr_t)1 << 63)
 #define STACK_PC_MAIN (STACK_PC_SYNTH | 1)
+/* Whether pc is a stack_named late frame (a memo's address, 8-aligned, below 2^47). */
+static inline int stack_pc_late(uintptr_t pc)
+{
+    uintptr_t m = pc & ~STACK_PC_SYNTH;
+    return (pc & STACK_PC_SYNTH) && m && m < ((uintptr_t)1 << 47) && !(m & 7);
+}
 /* The stack naming a thread created with start routine start whose own stacks go to memo
  * (creator side, before the thread runs): [start, the first frame of the program's own code in
  * the thread's first captured stack] when start is a language runtime's trampoline (libstdc++'s

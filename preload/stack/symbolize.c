@@ -333,8 +333,11 @@ static int runtime_file(const char *file)
 static int own_module(Dwfl_Module *mod)
 {
     Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
-    return dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) && here >= start &&
-           here < end;
+    const char *name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+    const char *slash = name ? strrchr(name, '/') : NULL;
+    /* the library itself, not a program linking the core archive (the unit tests) */
+    return name && here >= start && here < end &&
+           strncmp(slash ? slash + 1 : name, "libgotrace", 10) == 0;
 }
 
 /* The innermost function or inlined call under die whose ranges hold a, found by visiting
@@ -565,7 +568,7 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
         return 1;
     }
     if (pc == STACK_PC_MAIN) return main_frame(pc, out);
-    if (pc & STACK_PC_SYNTH) return late_frame(pc, out);
+    if (stack_pc_late(pc)) return late_frame(pc, out);
     const struct entry *e = entry_of(pc);
     if (!e) { /* memory is short: uncached */
         struct sym_frame f[MAX_INLINE];

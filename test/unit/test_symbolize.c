@@ -3,6 +3,7 @@
  * not tail calls, so the expected frames exist at -O2; each expected line is the line of the
  * call, recorded by AT_LINE on that same line. */
 #include "strtab.h"
+#include "stack.h"
 #include "symbolize.h"
 
 #include <criterion/criterion.h>
@@ -116,4 +117,30 @@ Test(symbolize, unknown_pc, .init = init, .fini = sym_fini)
         cr_assert_eq(f[0].pc, pcs[i]);
         cr_assert_str_eq(str(f[0].func_str), "?");
     }
+}
+
+/* The synthetic frames of stack.h: STACK_PC_MAIN is "main" (at main's line once stack_set_main
+ * named it; here a stand-in function); a late frame of a thread whose start routine is the
+ * program's own resolves to nothing (the start routine names the thread). */
+Test(symbolize, synthetic_frames, .init = init, .fini = sym_fini)
+{
+    cr_assert_eq(stack_init(8, 1), 0);
+    struct sym_frame f[8];
+    cr_assert_eq(sym_lookup(STACK_PC_MAIN, f, 8), 1);
+    cr_assert_str_eq(str(f[0].func_str), "main");
+    int line;
+    stack_set_main((void *)known_function);
+    (void)known_function(&line);
+    cr_assert_eq(sym_lookup(STACK_PC_MAIN, f, 8), 1);
+    cr_assert_str_eq(str(f[0].func_str), "main");
+    cr_assert(strstr(str(f[0].file_str), "test_symbolize.c"), "file %s", str(f[0].file_str));
+    cr_assert_eq(f[0].pc, STACK_PC_MAIN);
+    stack_set_main(NULL);
+
+    static struct stack_memo memo;
+    uint64_t id = stack_named(&memo, (void *)known_function);
+    const uintptr_t *pcs;
+    cr_assert_eq(stack_pcs(id, &pcs), 2);
+    cr_assert(stack_pc_late(pcs[1]));
+    cr_assert_eq(sym_lookup(pcs[1], f, 8), 0, "the program's own start routine: no late frame");
 }
