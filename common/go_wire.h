@@ -68,9 +68,10 @@ enum go_pstatus { GO_P_BAD = 0, GO_P_RUNNING = 1, GO_P_IDLE = 2, GO_P_SYSCALL = 
 
 /* gotrace's experimental batch (docs/locks.md): its id, and the records it holds, each
  * `type, uvarint ts, uvarint m, uvarint addr` then for a wait `uvarint object reason string,
- * uvarint holder TID (0 unknown)` and for a release `uvarint stack`. Go's tools ignore it. */
+ * uvarint holder TID (0 unknown; GT_SYNC_HOLDER_G | goroutine id)` and for a release `uvarint stack`. Go's tools ignore it. */
 #define GT_EXP_SYNC 7
 enum { GT_SYNC_WAIT = 1, GT_SYNC_RELEASE = 2 };
+#define GT_SYNC_HOLDER_G (1ull << 63) /* a holder that is a goroutine id (a thread not started) */
 
 #define GO_NO_THREAD ((unsigned long long)-1) /* m = 2^64-1: the M-less stream */
 #define GO_MAX_BATCH_PAYLOAD 65536

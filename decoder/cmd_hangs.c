@@ -80,11 +80,10 @@ static int write_hangs(struct gd_out *out, const struct gd_cmd_opts *o, struct s
     /* Deadlocks: follow each blocked thread's holder chain; a chain that comes back. */
     for (size_t g0 = 0; g0 < ng; g0++) {
         if (seen[g0] || holder_now(s, (uint32_t)g0) == SA_NONE) continue;
-        uint32_t g = (uint32_t)g0;
-        size_t steps = 0;
-        while (g != SA_NONE && steps++ <= ng && g != g0)
+        uint32_t g = holder_now(s, (uint32_t)g0);
+        for (size_t steps = 0; g != SA_NONE && g != g0 && steps < ng; steps++)
             g = holder_now(s, g);
-        if (g != g0) continue;
+        if (g != g0) continue; /* not on a cycle (perhaps leading into one) */
         ncycles++;
         gd_out_s(out, "\ndeadlock:");
         do {

@@ -327,8 +327,10 @@ static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_ge
         struct sa_rec *r = ev->m != GD_NONE ? record_of(s, ev->m, ev->time) : NULL;
         x->waiting = 1;
         x->since = ev->time;
-        x->holder_m = r ? r->holder : 0;
-        x->holder = x->holder_m ? sa_g_of_m(s, x->holder_m) : SA_NONE;
+        x->holder_m = r && !(r->holder & GT_SYNC_HOLDER_G) ? r->holder : 0;
+        x->holder = x->holder_m      ? sa_g_of_m(s, x->holder_m)
+                    : r && r->holder ? g_index(s, r->holder & ~GT_SYNC_HOLDER_G)
+                                     : SA_NONE;
         uint32_t rl = 0;
         const char *reason = gd_gen_str(gen, ev->args[0], &rl);
         x->obj = reason ? obj_of_reason(s, reason, rl, x->holder) : SA_NONE;

@@ -30,6 +30,7 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_BARRIER] = "sync: barrier",
     [GT_R_SLEEP] = "sleep",
     [GT_R_NETWORK] = "network",
+    [GT_R_FUTEX] = "sync: futex",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 

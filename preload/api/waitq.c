@@ -152,6 +152,22 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
     return woken;
 }
 
+int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    int woken = 0;
+    bucket_lock(b);
+    for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
+        next = w->next;
+        if (key_of(w) == key && (int)(w->added - adds) <= 0 && tr_wake(self, thread_of(w), stk)) {
+            unlink_locked(b, w);
+            woken++;
+        }
+    }
+    bucket_unlock(b);
+    return woken;
+}
+
 int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);

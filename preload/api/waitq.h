@@ -72,6 +72,9 @@ int waitq_released(void *key, struct gt_thread *self, uint64_t stk);
  * on its pthread_t) woken in between and t out of any queue (cancelled, or exiting inside a
  * wait); nothing if its exit is not traced. */
 void waitq_thread_exit(struct gt_thread *t);
+/* Wakes up to max waiters on key queued before the bucket's adds read adds (waitq_adds, read
+ * before a release), oldest first (as waitq_wake); returns how many. */
+int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max);
 /* After fork, in the child: every queue empty (the waiters were the parent's threads). */
 void waitq_fork_child(void);
 #endif

@@ -5,6 +5,7 @@
 #include "gen.h"
 #include "flight.h"
 #include "generation.h"
+#include "hang.h"
 #include "log.h"
 #include "output.h"
 #include "plainlock.h"
@@ -124,7 +125,7 @@ static void *flusher_main(void *arg)
         uint64_t now = gt_now_ns();
         if (now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
-            gen_wait(idle && left_ms > 20 ? 20 : (uint32_t)left_ms);
+            gen_wait(hang_wait_ms(idle && left_ms > 20 ? 20 : (uint32_t)left_ms));
         }
         gen_take_wake(); /* what wakes it from now on is seen in the next round */
         uint32_t asked = atomic_load(&F.asked);
@@ -134,6 +135,7 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
+        if (hang_round()) gen_kick(); /* a deadlock was reported: write it now */
         int work = round_work(asked, next);
         if (!work) continue;
         switch_locked(work == 2);

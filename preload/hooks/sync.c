@@ -12,6 +12,7 @@
  * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
  * never written, except by the hooks' own take (and, while the program has one thread,
  * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
+#include "clock.h"
 #include "hooks.h"
 #include "plainlock.h"
 #include "real.h"
@@ -137,12 +138,13 @@ GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
     struct gt_thread *self = tr_current();
     unsigned adds = 0;
     uint64_t stk = 0;
-    int frees = self && mutex_frees(m, self);
-    int wake = frees && RELEASE_BEGIN(m, adds, stk);
+    int queued = self && mutex_frees(m, self) && waitq_queued(m);
+    int wake = queued && RELEASE_BEGIN(m, adds, stk);
+    uint64_t ts = queued ? gt_now() : 0;
     int r = REAL(pthread_mutex_unlock)(m);
     KEEP_FRAME(r); /* never a tail call: the caller of the real unlock is this function */
-    if (frees && r == 0) {
-        waitq_released(m, self, stk);
+    if (queued && r == 0) {
+        waitq_released(m, self, stk, ts);
         if (wake) RELEASE_END(self, m, adds, stk);
     }
     return r;
@@ -233,11 +235,12 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
     struct gt_thread *self = tr_current();
     unsigned adds = 0;
     uint64_t stk = 0;
-    int frees = self && writer_of(l, self);
-    int wake = frees && RELEASE_BEGIN(l, adds, stk);
+    int queued = self && writer_of(l, self) && waitq_queued(l);
+    int wake = queued && RELEASE_BEGIN(l, adds, stk);
+    uint64_t ts = queued ? gt_now() : 0;
     int r = REAL(pthread_rwlock_unlock)(l);
-    if (frees && r == 0 && waitq_has_waiters(l)) {
-        waitq_released(l, self, stk);
+    if (queued && r == 0) {
+        waitq_released(l, self, stk, ts);
         if (wake) RELEASE_END(self, l, adds, stk);
     }
     return r;
@@ -257,8 +260,8 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
 #define COND_WAIT(c, m, call)                                                                      \
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call;                                                                        \
-    if (mutex_frees(m, self) && waitq_has_waiters(m)) {                                            \
-        waitq_released(m, self, 0);                                                                \
+    if (mutex_frees(m, self) && waitq_queued(m)) {                                                 \
+        waitq_released(m, self, 0, gt_now());                                                      \
         WAKE_IF(self, m, 1);                                                                       \
     }                                                                                              \
     return WAIT_AS(self, c, GT_R_CONDVAR, call)

@@ -1,21 +1,21 @@
 /* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
- * waits for children, file locks (flock, fcntl F_SETLKW), and the futex waits a program makes
- * itself through syscall().
+ * waits for children, file locks (flock, fcntl F_SETLKW). Futex calls made through syscall()
+ * are sync waits and wakes (futex.c).
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * variadic arguments are forwarded as the real function reads them (open's mode only when the
  * flags need one, fcntl's argument as a pointer-sized word, syscall's six words); a call that
  * cannot block (WNOHANG, LOCK_NB, MSG_DONTWAIT, fcntl other than the waiting lock commands,
- * syscall() other than a futex wait) passes straight through. What the tracer opens goes to
+ * syscall() other than a futex call) passes straight through. What the tracer opens goes to
  * a high descriptor number, and the tracer's kept descriptors look closed to the program
  * (fds.h), through syscall(SYS_close / SYS_close_range / SYS_dup2 / SYS_dup3) as well. */
 #include "fds.h"
+#include "futex.h"
 #include "hooks.h"
 #include "real.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -220,25 +220,7 @@ EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
     return SYSCALL_IF(!(options & WNOHANG), REAL(waitid)(type, id, info, options));
 }
 
-/* ---- syscall(): futex waits traced; descriptor calls kept off the tracer's ---- */
-
-static int futex_waits(long nr, long op)
-{
-#ifdef SYS_futex_waitv
-    if (nr == SYS_futex_waitv) return 1;
-#endif
-    if (nr != SYS_futex) return 0;
-    switch (op & FUTEX_CMD_MASK) {
-    case FUTEX_WAIT:
-    case FUTEX_WAIT_BITSET:
-    case FUTEX_LOCK_PI:
-    case FUTEX_LOCK_PI2:
-    case FUTEX_WAIT_REQUEUE_PI:
-        return 1;
-    default:
-        return 0;
-    }
-}
+/* ---- syscall(): futex calls followed (futex.c); descriptor calls kept off the tracer's ---- */
 
 static int raw_close_range(unsigned lo, unsigned hi, int flags)
 {
@@ -277,6 +259,6 @@ EXPORT long syscall(long nr, ...)
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
-    if (fd_syscall(nr, a, &r)) return r;
-    return SYSCALL_IF(futex_waits(nr, a[1]), REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+    if (fd_syscall(nr, a, &r) || futex_call(nr, a, &r)) return r;
+    return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

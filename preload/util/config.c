@@ -36,6 +36,7 @@ void config_defaults(struct gt_config *c)
     c->flight_mb = 64;
     c->flight_signal = 12; /* SIGUSR2 on Linux */
     c->flight_at_exit = 0;
+    c->hang_ms = 0;
 }
 
 /* Copies at most SHOWN_VALUE_MAX bytes of v into out, non-printable bytes as '?', "..." if
@@ -174,6 +175,7 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     parse_range(getenv_fn, warn, "GOTRACE_BUF_KB", 4, 64, &c->buf_kb);
     parse_range(getenv_fn, warn, "GOTRACE_FLUSH_MB", 1, 4096, &c->flush_mb);
     parse_range(getenv_fn, warn, "GOTRACE_CPU_HZ", 0, 1000, &c->cpu_hz);
+    parse_range(getenv_fn, warn, "GOTRACE_HANG_MS", 0, 3600000, &c->hang_ms);
     parse_bool(getenv_fn, warn, "GOTRACE_TSC", &c->tsc);
     parse_bool(getenv_fn, warn, "GOTRACE_DEBUG", &c->debug);
     parse_bool(getenv_fn, warn, "GOTRACE_DISABLE", &c->disable);

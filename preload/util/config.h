@@ -30,6 +30,8 @@ struct gt_config {
     uint32_t flight_signal;        /* GOTRACE_FLIGHT_SIGNAL: the trigger, default SIGUSR2 (12),
                                       range 0..64, 0 = none */
     int flight_at_exit;            /* GOTRACE_FLIGHT_AT_EXIT, default 0: 1 = a dump at exit */
+    uint32_t hang_ms;              /* GOTRACE_HANG_MS: report a deadlock or a wait on a blocked
+                                      holder this old, default 0 (off), range 0..3600000 */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

@@ -93,7 +93,10 @@ static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t
 
 void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder)
 {
-    record(w, GT_SYNC_WAIT, addr, reason, holder > 0 ? (uint64_t)holder : 0);
+    uint64_t h = holder > 0   ? (uint64_t)holder
+                 : holder < 0 ? GT_SYNC_HOLDER_G | (uint64_t)-holder
+                              : 0;
+    record(w, GT_SYNC_WAIT, addr, reason, h);
 }
 
 void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk)
@@ -115,7 +118,7 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
     struct sym_frame fr[8];
     int n = sym_lookup(pc, fr, 8);
     if (n < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
-    const struct sym_frame *f = &fr[n - 1]; /* the outermost of the inlined frames */
+    const struct sym_frame *f = &fr[0]; /* the call's own line (inlined frames follow) */
     const char *fn = text_of(f->func_str), *file = text_of(f->file_str);
     const char *base = file ? strrchr(file, '/') : NULL;
     base = base ? base + 1 : file;
@@ -166,17 +169,6 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
     int n = snprintf(buf, cap, "%s ", b ? b : "sync:");
     if (n < 0 || (size_t)n >= cap) return 0;
     return n + name_of(addr, buf + n, cap - (size_t)n);
-}
-
-const char *so_name(uint64_t reason, char *buf, size_t cap)
-{
-    size_t len = 0;
-    const char *s = str_get(reason, &len);
-    uint64_t base;
-    uintptr_t addr;
-    buf[0] = 0;
-    if (s && placeholder(s, len, &base, &addr)) name_of(addr, buf, cap);
-    return buf;
 }
 
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)

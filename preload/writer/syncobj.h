@@ -25,7 +25,8 @@ void so_note_init(const void *addr, uintptr_t pc);
 /* The reason string of a wait on addr whose generic reason is base (a string id), by a wait
  * with stack stk (remembered as the object's first wait); base when the table is full. */
 uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk);
-/* Records, inside w's section, after the event they belong to (its time). */
+/* Records, inside w's section, after the event they belong to (its time). holder: a TID, 0
+ * unknown, or minus the goroutine id of a thread that has not started yet. */
 void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder);
 void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk);
 /* Flusher: the text of string s (len bytes) into buf (cap bytes) if s is an object's
@@ -34,7 +35,4 @@ int so_text(const char *s, size_t len, char *buf, size_t cap);
 /* Flusher: generation gen's records as experimental batches of file generation fg, then
  * forgets them. */
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg);
-/* The object name of placeholder reason id (its text without the generic reason) into buf;
- * "" if id is not a placeholder. Flusher only (the hang report). */
-const char *so_name(uint64_t reason, char *buf, size_t cap);
 #endif

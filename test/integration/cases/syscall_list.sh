@@ -2,8 +2,9 @@
 # that cannot (progs/sync_syscalls.c). Checks: output "ok" (every result right); valid trace;
 # main's syscalls are exactly, in order, the blocking calls, each with its own function as the
 # leaf of the stack and main below it (O_CREAT open, flock without LOCK_NB, fcntl F_SETLKW,
-# waitpid without WNOHANG, a futex wait through syscall()); the non-blocking variants
-# (LOCK_NB, F_GETFL, MSG_DONTWAIT, WNOHANG, syscall(SYS_getpid)) emit nothing.
+# waitpid without WNOHANG); the non-blocking variants (LOCK_NB, F_GETFL, MSG_DONTWAIT, WNOHANG,
+# syscall(SYS_getpid)) emit nothing; the futex wait through syscall() is a sync wait
+# ("sync: futex", futex_waits), its stack's leaf syscall.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_syscalls)
@@ -13,9 +14,11 @@ assert_eq "$(cat "$RUN_OUT")" ok "program output"
 validate "$RUN_TRACE"
 tr=$RUN_TRACE
 want="open write pwrite writev fsync fdatasync pread readv read open openat close flock fcntl"
-want="$want send recv sendto recvfrom sendmsg recvmsg connect accept waitpid wait syscall "
+want="$want send recv sendto recvfrom sendmsg recvmsg connect accept waitpid wait "
 assert_eq "$(count_trans "$tr" Syscall Running 1)" "$(echo $want | wc -w)" "main's syscall ends"
 stack_checks_follow
 assert_eq "$(leaves "$tr" Syscall 1 | tr '\n' ' ')" "$want" "main's syscalls"
 bad=$(gt_trans "$tr" | awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 !~ /^[a-z0-9]+\|main$/')
 [ -z "$bad" ] || fail "syscall stacks other than CALL|main: $(echo "$bad" | head -3)"
+assert_eq "$(count_reason "$tr" 1 'sync: futex')" 1 "main's futex wait, a sync wait"
+assert_eq "$(leaves "$tr" Waiting 1 | grep -c '^syscall$')" 1 "its stack's leaf"

@@ -7,6 +7,8 @@
  *   rwlock   a writer holds table_lock 5 x 30 ms while a reader waits.
  *   abba     two threads take lock_a and lock_b in opposite orders: a deadlock (never ends).
  *   condvar  a thread waits on never_signalled forever; main exits after it is waiting.
+ *   pipeline stage1 burns 1 ms per item, stage2 4 ms, stage3 1 ms; 30 items through queues
+ *            (a mutex and a condvar each): the critical path lies in stage2.
  * Threads meet through atomics (untraced), never through sleeps. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -271,6 +273,79 @@ static void condvar(void)
     exit(0);
 }
 
+/* ---- pipeline: stage1 (1 ms per item) -> stage2 (4 ms) -> stage3 (1 ms) ---- */
+#define ITEMS 30
+struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t ready;
+    int items, closed;
+};
+static struct queue q12 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+static struct queue q23 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+static void put(struct queue *q, int close)
+{
+    pthread_mutex_lock(&q->mu);
+    if (close)
+        q->closed = 1;
+    else
+        q->items++;
+    pthread_cond_signal(&q->ready);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static int get(struct queue *q) /* 0 when closed and empty */
+{
+    pthread_mutex_lock(&q->mu);
+    while (!q->items && !q->closed)
+        pthread_cond_wait(&q->ready, &q->mu);
+    int got = q->items > 0;
+    q->items -= got;
+    pthread_mutex_unlock(&q->mu);
+    return got;
+}
+
+static void *stage1(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ITEMS; i++) {
+        burn_ms(1);
+        put(&q12, 0);
+    }
+    put(&q12, 1);
+    return NULL;
+}
+
+static void *stage2(void *arg)
+{
+    (void)arg;
+    while (get(&q12)) {
+        burn_ms(4);
+        put(&q23, 0);
+    }
+    put(&q23, 1);
+    return NULL;
+}
+
+static void *stage3(void *arg)
+{
+    (void)arg;
+    while (get(&q23))
+        burn_ms(1);
+    return NULL;
+}
+
+static void pipeline(void)
+{
+    pthread_t t[3];
+    pthread_create(&t[0], NULL, stage1, NULL);
+    pthread_create(&t[1], NULL, stage2, NULL);
+    pthread_create(&t[2], NULL, stage3, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    puts("pipeline done");
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "ledger";
@@ -284,6 +359,8 @@ int main(int argc, char **argv)
         abba();
     else if (!strcmp(m, "condvar"))
         condvar();
+    else if (!strcmp(m, "pipeline"))
+        pipeline();
     else
         return 2;
     return 0;

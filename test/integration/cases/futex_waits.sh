@@ -1,0 +1,46 @@
+# futex_waits: futex calls made through syscall() are sync waits (reason "sync: futex"), woken
+# by the thread whose wake released them, with the waiting line in the stack (issue 19).
+# futex_raw (C, raw FUTEX_WAIT/WAKE): the 300 ms wait plus a 30 ms timed wait in Go's sync
+# profile within 10 %, the waiting line named, the wake written by main; the calls that do not
+# block keep their exact result and errno (EAGAIN, ETIMEDOUT, 0 woken). futex_cxx (C++20
+# counting_semaphore, latch, barrier, atomic wait) and futex_rust (Rust std Mutex, Condvar,
+# mpsc, RwLock), each 4 waits of 200 ms: 800 ms within 10 %, the waiting lines named; each only
+# where its compiler is installed (scripts/setup.sh installs them).
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+
+check_prog() { # check_prog NAME PROG WANT_MS SRCFILE: same output as untraced, valid, profile
+    local name=$1 prog=$2 want=$3 src=$4
+    plain_run "plain-$name" -- "$prog"
+    local untraced
+    untraced=$(cat "$RUN_OUT")
+    assert_eq "$untraced" ok "$name untraced output"
+    trace_run "$name" -- "$prog"
+    expect_status "$name" 0
+    assert_eq "$(cat "$RUN_OUT")" "$untraced" "$name traced output"
+    validate "$RUN_TRACE"
+    assert_within "$name: sync profile total (ms)" "$(pprof_total_ms "$RUN_TRACE" sync)" "$want" 10
+    local line
+    line=$(grep -n 'known wait 1\|the known wait' "$GT_PROGS/$src" | head -1 | cut -d: -f1)
+    assert_true "$name: sync profile names $src:$line" pprof_names "$RUN_TRACE" sync "$src:$line"
+}
+
+check_prog futex_raw "$(build_prog futex_raw)" 330 futex_raw.c
+tr=$CASE_DIR/futex_raw.trace
+gw=$(gids_started_at "$tr" futex_waiter)
+assert_eq "$(blocks "$tr" "$gw" 'sync: futex')" 1 "futex_waiter's futex blocks"
+assert_eq "$(woken_by "$tr" "$gw" "$(gid_m "$tr" 1)" 'sync: futex')" 1 "its wake written by main"
+
+if "${CXX:-c++}" -std=c++20 -O1 -g -pthread -o "$GT_BIN/futex_cxx" "$GT_PROGS/futex_cxx.cc" \
+    2>"$CASE_DIR/build-cxx.log"; then
+    check_prog futex_cxx "$GT_BIN/futex_cxx" 800 futex_cxx.cc
+else
+    skip_part "futex_cxx: no C++20 compiler ($(head -c 200 "$CASE_DIR/build-cxx.log"))"
+fi
+
+if command -v rustc >/dev/null; then
+    rustc -g -O -o "$GT_BIN/futex_rust" "$GT_PROGS/futex_rust.rs" 2>"$CASE_DIR/build-rust.log" ||
+        fail "rustc failed: $(head -c 300 "$CASE_DIR/build-rust.log")"
+    check_prog futex_rust "$GT_BIN/futex_rust" 800 futex_rust.rs
+else
+    skip_part "futex_rust: rustc not installed"
+fi
