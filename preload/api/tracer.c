@@ -412,10 +412,16 @@ GOTRACE_API_FN int tr_block_on(struct gt_thread *self, enum gt_reason reason, vo
 
 GOTRACE_API_FN void tr_released(struct gt_thread *self, void *key, uint64_t stk)
 {
+    tr_released_at(self, key, stk, 0);
+}
+
+GOTRACE_API_FN void tr_released_at(struct gt_thread *self, void *key, uint64_t stk, uint64_t ts)
+{
     if (g_state(self) != GO_G_RUNNING) return;
     struct call c = acquire(self);
     struct gt_writer w;
     wr_begin(&w, self);
+    w.ts = ts; /* the record's time, 0: now (no event: the stream's times are not touched) */
     so_record_release(&w, key, stk);
     wr_end(&w);
     release(c);
@@ -432,6 +438,7 @@ int64_t tr_thread_tid(pthread_t th)
     struct call c = acquire(self); /* the registry lock is the tracer's */
     struct gt_thread *t = thread_find(th);
     int64_t tid = t ? atomic_load(&t->tid) : 0;
+    if (t && !tid) tid = -(int64_t)t->g; /* not started yet: named by its goroutine */
     release(c);
     return tid;
 }
@@ -520,6 +527,38 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     wr_end(&w);
     release(c);
     return 1;
+}
+
+/* The tracer's own goroutine, on the calling thread (the flusher), for one log: it is created,
+ * starts, logs, and ends at once (docs/go-trace-format.md 6.2: a thread first seen). */
+void tr_tracer_log(const char *text)
+{
+    static const char key[] = "gotrace.deadlock";
+    if (gt_self || !gen_on()) return;
+    struct gt_p *p = proc_get();
+    struct gt_thread *t = p ? thread_alloc() : NULL;
+    if (!t) {
+        if (p) proc_put(p);
+        return;
+    }
+    atomic_store(&t->tid, (int64_t)gettid());
+    t->handle = pthread_self();
+    t->start = (void *(*)(void *))(void *)tr_tracer_log;
+    t->depth = 1;
+    gt_self = t; /* gt_internal stays set: this thread's calls stay untraced */
+    thread_register(t);
+    uint64_t named = named_by((void *)tr_tracer_log);
+    uint64_t a[4] = {0, str_intern_cstr(key), str_intern_cstr(text), named};
+    struct gt_writer w;
+    wr_begin(&w, t);
+    first_events(&w, t, p, 1, named, named);
+    wr_mark_str(&w, a[1]);
+    wr_mark_str(&w, a[2]);
+    wr_emit(&w, GO_EV_USER_LOG, 4, a);
+    wr_end(&w);
+    gen_thread_started();
+    exit_events(t);
+    gt_self = NULL;
 }
 
 uint64_t tr_string(struct gt_thread *self, const char *s, size_t max)

@@ -90,11 +90,17 @@ int tr_block(struct gt_thread *self, enum gt_reason reason);
  * the object's own reason ("sync: mutex ledger_lock", syncobj.h) and a holder record. */
 int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder);
 void tr_unblock(struct gt_thread *self);
-/* self, Running, released key with threads queued on it: a release record with stack stk. */
+/* self, Running, released key at ts (gt_now) with threads queued on it: a release record
+ * with stack stk; tr_released: at the time of the call. */
+void tr_released_at(struct gt_thread *self, void *key, uint64_t stk, uint64_t ts);
 void tr_released(struct gt_thread *self, void *key, uint64_t stk);
 /* pthread_*_init(obj) called from pc: names obj after it (syncobj.h). */
 void tr_note_init(const void *obj, uintptr_t pc);
-/* The TID of traced thread th, 0 if not traced (a join's holder). */
+/* On a thread of the tracer (the flusher), outside any record: text as a UserLog
+ * "gotrace.deadlock" of a goroutine of the tracer's own that lives for that event only. */
+void tr_tracer_log(const char *text);
+/* The TID of traced thread th (a join's holder); minus its goroutine id when it has not
+ * started yet; 0 if not traced. */
 int64_t tr_thread_tid(pthread_t th);
 uint64_t tr_stack(void); /* the caller's stack id, for tr_wake */
 /* Waiter t becomes Runnable, woken by self with stack stk; 0 if t was not waiting any more.

@@ -207,17 +207,13 @@ GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t)
     tr_exit_end(t);
 }
 
-GOTRACE_API_FN int waitq_released(void *key, struct gt_thread *self, uint64_t stk)
+GOTRACE_API_FN void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
-    int n = 0;
     bucket_lock(b);
     for (struct gt_wait *w = b->head; w; w = w->next)
-        if (key_of(w) == key) {
+        if (key_of(w) == key)
             atomic_store_explicit(&thread_of(w)->wait_holder, 0, memory_order_relaxed);
-            n++;
-        }
     bucket_unlock(b);
-    if (n) tr_released(self, key, stk ? stk : tr_stack());
-    return n;
+    tr_released_at(self, key, stk ? stk : tr_stack(), ts);
 }

@@ -64,10 +64,18 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n);
 /* After a release: wakes the waiter on key (as waitq_wake) that was queued before the bucket's
  * adds read adds, if exactly one such is still queued; returns how many. */
 int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds);
-/* self released key (a lock it held): if threads are queued on key, the holder they blocked
- * on is unknown from now (the hang check must not blame self), and a release record with
- * stack stk (tr_released) tells the decoder; returns how many are queued. */
-int waitq_released(void *key, struct gt_thread *self, uint64_t stk);
+/* Whether threads are queued on key (lock-free when key is its bucket's only key). */
+static inline int waitq_queued(void *key)
+{
+    int n = waitq_bucket_count(key);
+    return n && (waitq_bucket_only(key) || waitq_count(key));
+}
+/* self released key (a lock it held) at time ts (gt_now, read just before the release: the
+ * releaser may lose its CPU after it) while threads were queued on it (waitq_queued, asked
+ * before the release: the waiters may all be gone by now): a release record with stack stk
+ * (0: captured here) tells the decoder (tr_released), and the holder the waiters still queued
+ * blocked on is unknown from now (the hang check must not blame self). */
+void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts);
 /* Thread t's last events (tracer.h, tr_exit_begin/tr_exit_end), with its joiners (the waiters
  * on its pthread_t) woken in between and t out of any queue (cancelled, or exiting inside a
  * wait); nothing if its exit is not traced. */
