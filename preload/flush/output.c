@@ -114,7 +114,7 @@ void output_open_lazily(const char *path)
 /* O.fd still refers to the file opened here: the hooks keep the program off it, but a system
  * call they do not see (inline assembly, libc's internal calls) can close or replace it, and
  * the tracer must then not write, truncate or close what the number refers to now. */
-static int intact(void)
+static int output_intact(void)
 {
     struct stat st;
     return fds_is_kept(O.fd) && fstat(O.fd, &st) == 0 && st.st_dev == O.dev && st.st_ino == O.ino;
@@ -136,7 +136,7 @@ int output_write(const uint8_t *p, size_t n)
 {
     GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
     if (O.fd < 0) O.fd = open_path(); /* lazily, in a forked child */
-    if (O.fd >= 0 && !intact()) {
+    if (O.fd >= 0 && !output_intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
         O.fd = -1;
         gen_fail(NULL);
@@ -163,6 +163,6 @@ void output_close(void)
 {
     if (O.fd < 0) return;
     fds_forget(O.fd);
-    if (intact()) REAL(close)(O.fd);
+    if (output_intact()) REAL(close)(O.fd);
     O.fd = -1;
 }
