@@ -37,5 +37,9 @@ bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_s
 bench-tracer: bench-build
 	@bash bench/run.sh
 
-.PHONY: bench-build bench-tracer
-BENCH_SUITES += bench-tracer
+# How much of a trace a killed or crashed program leaves (bench/kept.sh; about 1 minute).
+bench-kept: all
+	@bash bench/kept.sh
+
+.PHONY: bench-build bench-tracer bench-kept
+BENCH_SUITES += bench-tracer bench-kept

@@ -3,7 +3,8 @@
  * inside the tracer's first generation) main ends the process with SIGNAME: TERM, INT, HUP,
  * QUIT, ABRT (kill to the process), abort (abort()), SEGV (a store to address 0), BUS (a read
  * past the end of a truncated file mapping), ILL (an invalid instruction), FPE (an integer
- * division by zero). Untraced it dies of that signal; it never exits normally. */
+ * division by zero); wait: nothing (something else ends it: bench/kept.sh sends SIGKILL).
+ * Untraced it dies of that signal; it never exits normally. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
