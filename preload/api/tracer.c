@@ -31,6 +31,9 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_SLEEP] = "sleep",
     [GT_R_NETWORK] = "network",
     [GT_R_FUTEX] = "sync: futex",
+    [GT_R_OMP_BARRIER] = "sync: omp barrier",
+    [GT_R_OMP_CRITICAL] = "sync: omp critical",
+    [GT_R_OMP_LOCK] = "sync: omp lock",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 

@@ -38,6 +38,9 @@ enum gt_reason {
     GT_R_SLEEP,   /* sleeps (docs/blocking.md) */
     GT_R_NETWORK, /* readiness waits: exactly "network", the word Go's I/O profile keys on */
     GT_R_FUTEX,   /* futex waits made through syscall() (hooks/futex.c) */
+    GT_R_OMP_BARRIER,  /* OpenMP (GCC's libgomp, hooks/omp.c) */
+    GT_R_OMP_CRITICAL,
+    GT_R_OMP_LOCK,
     GT_R_COUNT
 };
 void tr_reasons_init(void);
