@@ -185,10 +185,10 @@ void tr_init(void)
     }
     tr_reasons_init();
     const char *clock = clock_end(); /* before the first event */
+    hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     if (flusher_start(&cfg, path) != 0) goto done;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);
     cpuprof_init(cfg.cpu_hz);
-    hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS: flush/hang.h */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
              cfg.stacks ? "on" : "off", clock);
