@@ -11,6 +11,7 @@
 
 #include "cpuprof.h"
 #include "invariant.h"
+#include "hang.h"
 #include "log.h"
 #include "syncobj.h"
 #include "writer.h"
@@ -370,8 +371,8 @@ GOTRACE_API_FN uint64_t tr_stack(void)
 /* GoBlock(reason, the caller's stack); with key, the wait on object key (its own reason string
  * for a lock, condvar, semaphore or barrier: syncobj.h) held by thread holder (a TID, 0
  * unknown), recorded for the decoder and the hang check. */
-GOTRACE_API_FN static int block(struct gt_thread *self, enum gt_reason reason, void *key,
-                                int64_t holder)
+static inline __attribute__((always_inline)) int
+block(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     struct call c = acquire(self);
@@ -379,7 +380,8 @@ GOTRACE_API_FN static int block(struct gt_thread *self, enum gt_reason reason, v
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
     uint64_t rid = reason_ids[reason];
     if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
-    if (key) {
+    int watched = key && hang_on(); /* the hang check's view of the wait (hang.h) */
+    if (watched) {
         atomic_store_explicit(&self->wait_holder, holder, memory_order_relaxed);
         atomic_store_explicit(&self->wait_since, gt_now(), memory_order_relaxed);
         atomic_store_explicit(&self->wait_obj, rid, memory_order_release);
@@ -394,10 +396,12 @@ GOTRACE_API_FN static int block(struct gt_thread *self, enum gt_reason reason, v
         wr_mark_stack(&w, stk);
         wr_mark_str(&w, rid);
         WR_EMIT(&w, GO_EV_GO_BLOCK, rid, stk);
-        if (key) so_record_wait(&w, rid, key, holder);
+        if (key && (holder || reason == GT_R_MUTEX || reason == GT_R_RWLOCK_READ ||
+                    reason == GT_R_RWLOCK_WRITE)) /* the others have no holder, no release */
+            so_record_wait(&w, rid, key, holder);
     }
     wr_end(&w);
-    if (r != MOVE_OK) atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
+    if (watched && r != MOVE_OK) atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
     release(c);
     return r == MOVE_OK;
 }
@@ -449,7 +453,7 @@ int64_t tr_thread_tid(pthread_t th)
 GOTRACE_API_FN void tr_unblock(struct gt_thread *self)
 {
     struct call c = acquire(self);
-    atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
+    if (hang_on()) atomic_store_explicit(&self->wait_obj, 0, memory_order_relaxed);
     resume_section(self, 1, self->block_stack);
     release(c);
 }

@@ -34,8 +34,11 @@ static struct {
     size_t n, cap;
 } N;
 
+int hang__on;
+
 void hang_init(uint32_t ms, void (*log)(const char *text))
 {
+    hang__on = ms > 0;
     H.ms = ms;
     H.ticks = (uint64_t)ms * 1000000ull;
     H.log = log;

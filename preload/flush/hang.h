@@ -14,7 +14,15 @@
 #define GOTRACE_HANG_H
 #include <stdint.h>
 
-/* ms 0: off. log writes text into the trace (as the tracer's goroutine). */
+/* Whether the check is on (GOTRACE_HANG_MS > 0): only then do waits keep their view of the
+ * wait (thread.h wait_*). */
+extern int hang__on;
+static inline int hang_on(void)
+{
+    return hang__on;
+}
+/* ms 0: off. log writes text into the trace (as the tracer's goroutine). Before any thread
+ * waits (the tracer's set-up). */
 void hang_init(uint32_t ms, void (*log)(const char *text));
 /* The flusher's wait, at most ms, shortened to the check's half period when it is on. */
 uint32_t hang_wait_ms(uint32_t ms);

@@ -62,7 +62,9 @@ void so_note_init(const void *addr, uintptr_t pc)
     atomic_store_explicit(&s->init_pc, pc, memory_order_release);
 }
 
-uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk)
+__thread struct so_last so__last __attribute__((tls_model("initial-exec")));
+
+uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk)
 {
     struct slot *s = slot_of((uintptr_t)addr, 1);
     uint64_t none = 0;
@@ -72,7 +74,12 @@ uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk)
     memcpy(key + 1, &base, 8);
     memcpy(key + 9, &a, 8);
     uint64_t id = str_intern((const char *)key, sizeof key);
-    return id ? id : base;
+    if (!id) return base;
+    so__last.id = 0;
+    so__last.base = base;
+    so__last.addr = addr;
+    so__last.id = id;
+    return id;
 }
 
 static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t a, uint64_t b)

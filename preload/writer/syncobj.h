@@ -23,8 +23,21 @@
 /* pthread_*_init(addr) was called from pc (lock-free, no allocation). */
 void so_note_init(const void *addr, uintptr_t pc);
 /* The reason string of a wait on addr whose generic reason is base (a string id), by a wait
- * with stack stk (remembered as the object's first wait); base when the table is full. */
-uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk);
+ * with stack stk (remembered as the object's first wait); base when the table is full.
+ * Inline: the calling thread's last answer (a thread waits on the same object again and
+ * again; a signal handler never runs so_reason while it is interrupted: the thread is inside
+ * the tracer). */
+struct so_last {
+    uint64_t base, id;
+    const void *addr;
+};
+extern __thread struct so_last so__last __attribute__((tls_model("initial-exec")));
+uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk);
+static inline uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk)
+{
+    if (so__last.id && so__last.addr == addr && so__last.base == base) return so__last.id;
+    return so_reason_slow(base, addr, stk);
+}
 /* Records, inside w's section, after the event they belong to (its time). holder: a TID, 0
  * unknown, or minus the goroutine id of a thread that has not started yet. */
 void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder);
