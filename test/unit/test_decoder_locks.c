@@ -1,0 +1,240 @@
+/* test_decoder_locks.c: the sync-object analysis (decoder/syncana.c) and the commands on it
+ * (locks, hangs, critical-path): traces with known times, holders and releases in (1 tick =
+ * 1 ns, gotrace's experimental batch built here), exact totals and blames out.
+ * Invariant: each test builds its own trace (decoder_traces.h's text form). */
+#include "decoder_traces.h"
+
+#include "cli.h"
+#include "cmds.h"
+#include "syncana.h"
+
+/* A "raw" line holding gotrace's experimental batch of generation 1 with the records of spec:
+ * "w T M ADDR REASON HOLDER" (a wait) and "r T M ADDR STACK" (a release), ';'-separated. */
+static char *sync_batch(const char *spec)
+{
+    struct dt_buf p = {0}, b = {0};
+    char *copy = strdup(spec), *save = NULL;
+    for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+        char kind;
+        unsigned long long v[5] = {0};
+        int n = sscanf(r, " %c %llu %llu %llx %llu %llu", &kind, &v[0], &v[1], &v[2], &v[3], &v[4]);
+        cr_assert(n >= 5 && (kind == 'w' || kind == 'r'), "bad record \"%s\"", r);
+        dt_u8(&p, kind == 'w' ? GT_SYNC_WAIT : GT_SYNC_RELEASE);
+        for (int k = 0; k < (kind == 'w' ? 5 : 4); k++)
+            dt_uv(&p, v[k]);
+    }
+    free(copy);
+    dt_u8(&b, GO_EV_EXPERIMENTAL_BATCH);
+    dt_u8(&b, GT_EXP_SYNC);
+    dt_uv(&b, 1);
+    dt_uv(&b, GO_NO_THREAD);
+    dt_uv(&b, 0);
+    dt_uv(&b, p.n);
+    dt_put(&b, p.b, p.n);
+    char *line = malloc(8 + 3 * b.n);
+    size_t len = (size_t)sprintf(line, "raw");
+    for (size_t i = 0; i < b.n; i++)
+        len += (size_t)sprintf(line + len, " %02x", b.b[i]);
+    dt_free(&p);
+    dt_free(&b);
+    return line;
+}
+
+/* text + the batch line, malloc'd. */
+static char *with_records(const char *text, const char *spec)
+{
+    char *line = sync_batch(spec), *all = malloc(strlen(text) + strlen(line) + 2);
+    sprintf(all, "%s%s\n", text, line);
+    free(line);
+    return all;
+}
+
+static void analyse(const char *text, struct sa *s, int intervals)
+{
+    struct dt_buf t = {0};
+    dt_build(&t, text);
+    struct gd_dec d;
+    cr_assert_eq(gd_dec_fdopen(&d, dt_memfd(t.b, t.n), 1 << 20), 0, "%s", d.err.msg);
+    sa_init(s, intervals);
+    cr_assert_eq(sa_run(s, &d, "t", INT64_MAX), 0);
+    gd_dec_close(&d);
+    dt_free(&t);
+}
+
+static struct sa_obj *obj(struct sa *s, const char *name)
+{
+    for (size_t i = 0; i < s->nobjs; i++)
+        if (!strcmp(s->a.str.s[s->objs[i].name], name)) return &s->objs[i];
+    cr_assert_fail("no object %s", name);
+    return NULL;
+}
+
+static int64_t blamed(struct sa *s, struct sa_obj *o, uint64_t gid)
+{
+    for (size_t i = 0; i < o->nholders; i++) {
+        const struct sa_share *h = &o->holders[i];
+        if (gid == 0 ? h->g == SA_NONE : h->g != SA_NONE && s->a.gs[h->g].id == gid) return h->ns;
+    }
+    return 0;
+}
+
+/* Threads 1, 2, 3 run G1, G2, G3. G2 waits on mutex L (at 0x100) from 100 to 1000, G3 from
+ * 150 to 700; G1 held L when both blocked; G1 releases it at 500 (G3 gets it), G3 at 900 (G2
+ * gets it). Blame: G2's wait 400 on G1, 500 on G3 (its release and the hand-off after it);
+ * G3's wait 350 + 200 on G1. */
+static const char chain[] =
+    "str 1 sync: mutex L\nstr 2 f\nstr 3 l.c\nstr 4 unlock\nstack 1 10 2 3 7\nstack 2 20 4 3 9\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @150 GoBlock 1 1\n"
+    "M 3: @700 GoUnblock 3 1 1; @701 GoStart 3 2\n"
+    "M 2: @1000 GoUnblock 2 1 1; @1001 GoStart 2 2\n"
+    "M 1: @2000 GoDestroy\n";
+static const char chain_recs[] = "w 100 2 100 1 1; w 150 3 100 1 1; r 500 1 100 2; r 900 3 100 2";
+
+Test(locks, handoff_chain_blame)
+{
+    char *text = with_records(chain, chain_recs);
+    struct sa s;
+    analyse(text, &s, 0);
+    struct sa_obj *o = obj(&s, "mutex L");
+    cr_assert_eq(o->waits, 2);
+    cr_assert_eq(o->total, 900 + 550);
+    cr_assert_eq(o->max, 900);
+    cr_assert_eq(blamed(&s, o, 1), 400 + 350 + 200);
+    cr_assert_eq(blamed(&s, o, 3), 500);
+    cr_assert_eq(blamed(&s, o, 1) + blamed(&s, o, 3), o->total, "the parts add up");
+    cr_assert_eq(o->nsites, 1);
+    cr_assert_str_eq(s.a.str.s[o->sites[0].stack], "f l.c:7\n");
+    for (size_t i = 0; i < o->nholders; i++) /* the release stack names the releaser's call */
+        cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9");
+    sa_free(&s);
+    free(text);
+}
+
+/* Without release records (a trace of Go's, or the records lost), a wait goes to the holder
+ * at block time, else to "unknown"; rwlock read and write waits are one object; a reason
+ * without "sync" is no object. */
+Test(locks, holder_at_block_time_and_rwlock_modes)
+{
+    char *text = with_records(
+        "str 1 sync: rwlock read T\nstr 2 sync: rwlock write T\nstr 3 sleep\nstr 4 sync: mutex M\n"
+        "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @100 GoBlock 1 0;"
+        " @300 GoUnblock 1 1 0; @301 GoStart 1 2; @400 GoBlock 2 0; @450 GoUnblock 1 3 0;"
+        " @451 GoStart 1 4; @500 GoBlock 3 0; @600 GoUnblock 1 5 0; @601 GoStart 1 6;"
+        " @700 GoBlock 4 0; @760 GoUnblock 1 7 0; @761 GoStart 1 8\n"
+        "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @3000 GoDestroy\n",
+        "w 100 1 200 1 2; w 400 1 200 2 2");
+    struct sa s;
+    analyse(text, &s, 0);
+    struct sa_obj *t = obj(&s, "rwlock T");
+    cr_assert_eq(t->waits, 2);
+    cr_assert_eq(t->total, 200 + 50);
+    cr_assert_eq(blamed(&s, t, 2), 250, "the writer (thread 2) held it");
+    struct sa_obj *m = obj(&s, "mutex M");
+    cr_assert_eq(m->waits, 1);
+    cr_assert_eq(blamed(&s, m, 0), 60, "no record: the holder is unknown");
+    for (size_t i = 0; i < s.nobjs; i++)
+        cr_assert(strcmp(s.a.str.s[s.objs[i].name], "sleep"), "sleep is no sync object");
+    sa_free(&s);
+    free(text);
+}
+
+static char *run(int (*cmd)(int, char **), const char *text, const char *const *args, int want)
+{
+    char *out = NULL;
+    int rc = dt_command(cmd, text, args, &out);
+    cr_assert_eq(rc, want, "exit status %d, output:\n%s", rc, out);
+    return out;
+}
+
+Test(locks, locks_command)
+{
+    char *text = with_records(chain, chain_recs);
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "1 sync objects, 2 waits, total wait 1.45us"), "%s", out);
+    cr_assert(strstr(out, "#1  mutex L  waits=2  total=1.45us  avg=725ns  max=900ns"), "%s", out);
+    cr_assert(strstr(out, "  held by G1: blamed 950ns in 2 waits, released at:\n"
+                          "      unlock l.c:9\n"),
+              "%s", out);
+    cr_assert(strstr(out, "  held by f (G3): blamed 500ns in 1 waits"), "%s", out);
+    cr_assert(strstr(out, "held by G1") < strstr(out, "held by f (G3)"), "by blamed time");
+    free(out);
+    free(text);
+}
+
+/* G2 waits on A (0xa) held by G3, G3 on B (0xb) held by G2: a deadlock at the end; G4 waits
+ * on a condvar: blocked, no holder. */
+Test(locks, hangs_finds_the_cycle)
+{
+    char *text =
+        with_records("str 1 sync: mutex A\nstr 2 sync: mutex B\nstr 3 sync: condvar C\n"
+                     "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+                     "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 0\n"
+                     "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @110 GoBlock 2 0\n"
+                     "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @120 GoBlock 3 0\n"
+                     "M 1: @1000 GoDestroy\n",
+                     "w 100 2 a 1 3; w 110 3 b 2 2");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, ": 3 threads blocked\n"), "%s", out);
+    cr_assert(strstr(out, "\ndeadlock: G2 waiting on mutex A held by G3 waiting on mutex B held "
+                          "by G2\n"),
+              "%s", out);
+    cr_assert(strstr(out, "G4  waiting on condvar C  for 881ns (since 110ns)\n"), "%s", out);
+    cr_assert(strstr(out, "holder: none known"), "%s", out);
+    cr_assert(strstr(out, "\n1 deadlock\n"), "%s", out);
+    free(out);
+    /* At 95 ns after the start (the first event, 10): only G2 waits, on G3 running. */
+    out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "95", NULL}, 0);
+    cr_assert(strstr(out, ": 1 threads blocked\n"), "%s", out);
+    cr_assert(strstr(out, "held by G3, not blocked"), "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* G1 (main) waits from 100 until G2 wakes it at 900, runs from 910 to its end at 1000; G2 runs
+ * from 40 (its status) to 900. The path from G1's end: 90 running + 10 runnable on G1, then
+ * G2's 860 running, then 20 before G2 appears; 980 = G1's lifetime (20 to 1000). */
+static const char woken[] = "str 1 sync: join\nstr 2 main\nstack 1 5 2 0 1\n"
+                            "M 1: @10 ProcStatus 0 Running; @20 GoStatus 1 1 Running;"
+                            " @100 GoBlock 1 1\n"
+                            "M 2: @30 ProcStatus 1 Running; @40 GoStatus 2 2 Running;"
+                            " @900 GoUnblock 1 1 0; @950 GoDestroy\n"
+                            "M 1: @910 GoStart 1 2; @1000 GoDestroy\n";
+
+Test(locks, critical_path_through_a_wakeup)
+{
+    char *out = run(gd_cmd_critical_path, woken, NULL, 0);
+    cr_assert(strstr(out, "critical path of the main thread main (G1): 10ns .. 990ns, 980ns"), "%s",
+              out);
+    cr_assert(strstr(out, "   87.8%       860ns  G2\n"), "%s", out);
+    cr_assert(strstr(out, "   10.2%       100ns  main (G1)\n"), "%s", out);
+    cr_assert(strstr(out, "    2.0%        20ns  (before the trace)\n"), "%s", out);
+    free(out);
+    out = run(gd_cmd_critical_path, woken, (const char *const[]){"--from", "500", NULL}, 0);
+    cr_assert(strstr(out, ": 500ns .. 990ns, 490ns"), "%s", out);
+    cr_assert(strstr(out, "   79.6%       390ns  G2\n"), "%s", out);
+    free(out);
+}
+
+Test(locks, usage_errors)
+{
+    free(run(gd_cmd_locks, woken, (const char *const[]){"--at", "1s", NULL}, GD_EXIT_USAGE));
+    free(run(gd_cmd_hangs, woken, (const char *const[]){"--at", "soon", NULL}, GD_EXIT_USAGE));
+    free(run(gd_cmd_critical_path, woken, (const char *const[]){"--task", "0", NULL},
+             GD_EXIT_USAGE));
+    free(run(gd_cmd_critical_path, woken, (const char *const[]){"--thread", "nobody", NULL},
+             GD_EXIT_USAGE));
+    free(run(gd_cmd_critical_path, woken, (const char *const[]){"--region", "r", NULL},
+             GD_EXIT_USAGE));
+    int64_t ns;
+    cr_assert_eq(sa_parse_time("1.5s", &ns), 0);
+    cr_assert_eq(ns, 1500000000);
+    cr_assert_eq(sa_parse_time("20us", &ns), 0);
+    cr_assert_eq(ns, 20000);
+    cr_assert_eq(sa_parse_time("7", &ns), 0);
+    cr_assert_eq(ns, 7);
+    cr_assert_eq(sa_parse_time("3 ms", &ns), -1);
+    cr_assert_eq(sa_parse_time("-1ms", &ns), -1);
+}
