@@ -20,18 +20,32 @@
  * the holder is between the real call and the count is missed. */
 #include "hooks.h"
 
+#include "log.h"
+#include "real.h"
+
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-/* The next definition of name (libgomp's, libomp's), looked up once. */
+/* The next definition of name (libgomp's, libomp's), looked up once: in the global scope
+ * after this library, else in an OpenMP runtime loaded with RTLD_LOCAL (a Python extension's
+ * libgomp), which RTLD_NEXT does not search. */
 static void *next_fn(void *_Atomic *slot, const char *name)
 {
+    static const char *const runtimes[] = {"libgomp.so.1", "libomp.so.5", "libomp.so",
+                                           "libiomp5.so"};
     void *f = atomic_load_explicit(slot, memory_order_acquire);
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        atomic_store_explicit(slot, f, memory_order_release);
+    for (size_t i = 0; !f && i <= sizeof runtimes / sizeof *runtimes; i++) {
+        void *h = i ? dlopen(runtimes[i - 1], RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        f = i ? (h ? dlsym(h, name) : NULL) : dlsym(RTLD_NEXT, name);
+        if (h) REAL(dlclose)(h); /* NOLOAD took a reference: its user keeps it loaded */
     }
+    if (!f) {
+        gt_log("cannot find the OpenMP runtime's %s", name);
+        abort(); /* what the program's own call would have done: it could not link */
+    }
+    atomic_store_explicit(slot, f, memory_order_release);
     return f;
 }
 #define NEXT(name, type)                                                                           \
@@ -127,15 +141,13 @@ static atomic_int *held_of(void *key)
         KEEP_FRAME();                                                                              \
     } while (0)
 
-/* call, a release of key: the sole waiter queued is woken by this thread, after it. */
+/* call, a release of key: the sole waiter queued is woken by this thread, just before it (the
+ * runtimes' waiters spin before they sleep: woken after it, one would often get there first). */
 #define WAKING_RELEASE(key, call)                                                                  \
     do {                                                                                           \
         struct gt_thread *self_ = waitq_has_waiters(key) ? tr_current() : NULL;                    \
-        unsigned adds_ = 0;                                                                        \
-        uint64_t stk_ = 0;                                                                         \
-        int wake_ = self_ && RELEASE_BEGIN((key), adds_, stk_);                                    \
+        if (self_) WAKE_IF(self_, (key), 1);                                                       \
         call;                                                                                      \
-        if (wake_) RELEASE_END(self_, (key), adds_, stk_);                                         \
         KEEP_FRAME();                                                                              \
     } while (0)
 
