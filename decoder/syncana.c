@@ -273,10 +273,20 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
         if (obj != SA_NONE) wait_ended(s, obj, x, g->site, start, end);
         x->waiting = s->finishing; /* a wait open at the end stays described (hangs) */
     }
-    if (!s->want_intervals) return;
+    if (!s->want_intervals || s->iv_over) return;
+    if (s->iv_budget && s->niv >= s->iv_budget) { /* too many: the critical path is off */
+        s->iv_over = 1;
+        for (size_t i = 0; i < s->gxcap; i++) {
+            free(s->gx[i].iv);
+            s->gx[i].iv = NULL;
+            s->gx[i].niv = s->gx[i].ivcap = 0;
+        }
+        return;
+    }
     if (gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv))) return;
     x->iv[x->niv++] = (struct sa_iv){
         start, end, SA_NONE, obj, g->since_stack, state == GS_WAITING ? g->reason : 0, state};
+    s->niv++;
 }
 
 static void on_wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
@@ -298,18 +308,84 @@ static void on_region(struct gd_ana *a, const struct gd_ana_g *g, const struct g
         s->region = (struct sa_region){(uint32_t)(g - a->gs), r->start, end};
 }
 
+/* The chained analysis' callback, with its user (sa_chain). */
+#define NEXT(a, name, ...)                                                                         \
+    do {                                                                                           \
+        struct sa *s_ = (a)->user;                                                                 \
+        if (s_->next && s_->next->name) {                                                          \
+            (a)->user = s_->next_user;                                                             \
+            s_->next->name((a), __VA_ARGS__);                                                      \
+            (a)->user = s_;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+static void chain_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
+                        int64_t end)
+{
+    on_slice(a, g, state, start, end);
+    NEXT(a, slice, g, state, start, end);
+}
+static void chain_wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
+                       int64_t t, uint64_t flow)
+{
+    on_wake(a, waker, wakee, t, flow);
+    NEXT(a, wake, waker, wakee, t, flow);
+}
+static void chain_flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow)
+{
+    NEXT(a, flow_end, wakee, t, flow);
+}
+static void chain_region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
+                         int64_t end)
+{
+    on_region(a, g, r, end);
+    NEXT(a, region, g, r, end);
+}
+static void chain_log(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
+                      const struct gd_gen *gen)
+{
+    NEXT(a, log, g, ev, gen);
+}
+static void chain_sample(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32_t stack)
+{
+    NEXT(a, sample, g, t, stack);
+}
+
 static const struct gd_ana_cb callbacks = {.slice = on_slice, .wake = on_wake, .region = on_region};
+static const struct gd_ana_cb chained = {.slice = chain_slice,
+                                         .wake = chain_wake,
+                                         .flow_end = chain_flow_end,
+                                         .region = chain_region,
+                                         .log = chain_log,
+                                         .sample = chain_sample};
+
+void sa_chain(struct sa *s)
+{
+    s->next = s->a.cb;
+    s->next_user = s->a.user;
+    s->a.cb = &chained;
+    s->a.user = s;
+    s->a.want_stacks = 1;
+}
 
 /* After the analysis took ev: threads, creations, tasks, and the object of a GoBlock. */
 static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_gen *gen)
 {
+    /* The goroutine each thread runs changes only at these (hashing every event is slow). */
+    uint64_t m = GD_NONE, on = 0;
+    if (ev->type == GO_EV_GO_START || ev->type == GO_EV_GO_CREATE_SYSCALL)
+        m = ev->m, on = ev->args[0];
+    else if ((ev->type == GO_EV_GO_STATUS || ev->type == GO_EV_GO_STATUS_STACK))
+        m = ev->args[1], on = ev->args[0];
+    if (m != GD_NONE) {
+        uint32_t gi = g_index(s, on);
+        return gi != SA_NONE && gd_hm_put(&s->mmap, m, gi) ? -1 : 0;
+    }
+    if (ev->type != GO_EV_GO_CREATE && ev->type != GO_EV_GO_CREATE_BLOCKED &&
+        ev->type != GO_EV_USER_TASK_BEGIN && ev->type != GO_EV_USER_TASK_END &&
+        ev->type != GO_EV_GO_BLOCK)
+        return 0;
     uint32_t gi = ev->g != GD_NONE ? g_index(s, ev->g) : SA_NONE;
-    uint64_t m = ev->m, on = gi; /* the goroutine thread m runs from here on */
-    if (ev->type == GO_EV_GO_START) on = g_index(s, ev->args[0]);
-    if ((ev->type == GO_EV_GO_STATUS || ev->type == GO_EV_GO_STATUS_STACK) &&
-        ev->args[1] != GD_NONE)
-        m = ev->args[1], on = g_index(s, ev->args[0]);
-    if (m != GD_NONE && on != SA_NONE && gd_hm_put(&s->mmap, m, (uint32_t)on)) return -1;
     if (ev->type == GO_EV_GO_CREATE || ev->type == GO_EV_GO_CREATE_BLOCKED) {
         struct sa_g *x = gx_of(s, g_index(s, ev->args[0]));
         if (x && gi != SA_NONE) {

@@ -105,12 +105,20 @@ struct sa {
     uint64_t task;           /* --task: its begin and end */
     int64_t task_begin, task_end;
     uint32_t task_g;
-    int finishing; /* gd_ana_finish is closing the intervals still open */
+    int finishing;                /* gd_ana_finish is closing the intervals still open */
+    size_t iv_budget;             /* with want_intervals: at most this many kept (0: no limit), */
+    size_t niv;                   /* how many are kept, */
+    int iv_over;                  /* and whether there were more (then none are kept) */
+    const struct gd_ana_cb *next; /* sa_chain: another analysis of the same pass */
+    void *next_user;
 };
 
 /* want_intervals: keep every interval (critical path). */
 void sa_init(struct sa *s, int want_intervals);
 void sa_free(struct sa *s);
+/* After another analysis set its callbacks on s->a (report_model.c's rm_init): s takes them
+ * over and calls them after its own, with a->user theirs. */
+void sa_chain(struct sa *s);
 /* Feeds d's events up to time stop (ns from the trace's start; INT64_MAX: all), then closes
  * the analysis (gd_ana_finish) when all were fed. 0 ok; -1 bad trace, -2 out of memory, both
  * reported on stderr for file. */

@@ -7,7 +7,7 @@
  *   rwlock   a writer holds table_lock 5 x 30 ms while a reader waits.
  *   abba     two threads take lock_a and lock_b in opposite orders: a deadlock (never ends).
  *   condvar  a thread waits on never_signalled forever; main exits after it is waiting.
- *   pipeline stage1 burns 1 ms per item, stage2 4 ms, stage3 1 ms; 30 items through queues
+ *   pipeline stage1 works 1 ms (CPU time) per item, stage2 4 ms, stage3 1 ms; 30 items through queues
  *            (a mutex and a condvar each): the critical path lies in stage2.
  * Threads meet through atomics (untraced), never through sleeps. */
 #include <pthread.h>
@@ -23,6 +23,16 @@ static void burn_ms(int ms)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do
         clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* ms of this thread's CPU time (the pipeline's work: its shape holds on a loaded machine). */
+static void work_ms(int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
@@ -309,7 +319,7 @@ static void *stage1(void *arg)
 {
     (void)arg;
     for (int i = 0; i < ITEMS; i++) {
-        burn_ms(1);
+        work_ms(1);
         put(&q12, 0);
     }
     put(&q12, 1);
@@ -320,7 +330,7 @@ static void *stage2(void *arg)
 {
     (void)arg;
     while (get(&q12)) {
-        burn_ms(4);
+        work_ms(4);
         put(&q23, 0);
     }
     put(&q23, 1);
@@ -331,7 +341,7 @@ static void *stage3(void *arg)
 {
     (void)arg;
     while (get(&q23))
-        burn_ms(1);
+        work_ms(1);
     return NULL;
 }
 
