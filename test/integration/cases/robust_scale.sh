@@ -6,7 +6,8 @@
 # one mutex: right count, valid trace, at least one wait on the mutex, balanced. A steady run
 # of SOAK_SECONDS (5 here; `make soak` sets 60) of condvar ping-pong: valid trace, and the
 # resident size stays bounded: the largest sample of the second half is at most the largest
-# of the first half plus 16 MiB.
+# of the first half plus 16 MiB; the same in flight mode (a 1 s window kept in memory, written
+# at the end: issue 17).
 # itest-timeout: 600
 
 prog=$(build_prog robust_scale)
@@ -35,10 +36,15 @@ check_balanced "$RUN_TRACE"
 
 secs=${SOAK_SECONDS:-5}
 RUN_TIMEOUT=$((secs + 60))
-trace_run soak -- "$prog" soak "$secs"
-expect_status soak 0
-assert_eq "$(cat "$RUN_OUT")" "soak ok" "soak output"
-validate "$RUN_TRACE"
-awk -v n="$secs" '/^rss/ { i++; if (i <= n / 2) { if ($2 > a) a = $2 } else if ($2 > b) b = $2 }
-    END { printf "soak %d s: max RSS %d KiB in the first half, %d KiB in the second\n", n, a, b
-          exit !(b <= a + 16384) }' "$RUN_ERR" || fail "soak RSS grew: $(tr '\n' ' ' <"$RUN_ERR")"
+soak() { # soak TAG ENV...: the steady run, valid trace, RSS bounded
+    trace_run "$@" -- "$prog" soak "$secs"
+    expect_status "$1" 0
+    assert_eq "$(cat "$RUN_OUT")" "soak ok" "$1 output"
+    validate "$RUN_TRACE"
+    awk -v n="$secs" -v tag="$1" '/^rss/ { i++; if (i <= n / 2) { if ($2 > a) a = $2 } else if ($2 > b) b = $2 }
+        END { printf "%s %d s: max RSS %d KiB in the first half, %d KiB in the second\n", tag, n, a, b
+              exit !(b <= a + 16384) }' "$RUN_ERR" || fail "$1 RSS grew: $(tr '\n' ' ' <"$RUN_ERR")"
+}
+soak soak
+# The flight recorder keeps a 1 s window in memory the whole run and writes it at the end.
+soak soak-flight GOTRACE_MODE=flight GOTRACE_FLIGHT_S=1 GOTRACE_FLIGHT_AT_EXIT=1
