@@ -8,6 +8,7 @@
 #include "cmds.h"
 #include "report_page.h"
 #include "sink.h"
+#include "syncana.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,11 +56,17 @@ static int write_page(const char *path, const struct gd_cmd_opts *o, const struc
     return gd_sink_write(path, o->file, fill_page, &p);
 }
 
-/* Analyses the trace of o into a and m; 0, or the exit status of the failure. */
-static int analyse(const struct gd_cmd_opts *o, struct gd_dec *d, struct gd_ana *a, struct rm *m)
+/* Analyses the trace of o into s (locks, holders, the critical path's intervals while they fit
+ * the timeline's budget; syncana.h) and m (the report's model, fed by the same pass); 0, or
+ * the exit status of the failure. */
+static int analyse(const struct gd_cmd_opts *o, struct gd_dec *d, struct sa *s, struct rm *m)
 {
-    rm_init(m, a);
-    int rc = gd_ana_run(a, d, o->file);
+    sa_init(s, 1);
+    s->iv_budget = RM_MAX_SLICES;
+    rm_init(m, &s->a);
+    sa_chain(s);
+    m->sync = s;
+    int rc = sa_run(s, d, o->file, INT64_MAX);
     if (rc == 0 && m->oom) {
         fprintf(stderr, "gotrace: %s: out of memory\n", o->file);
         rc = -2;
@@ -76,14 +83,20 @@ int gd_cmd_report(int argc, char **argv)
     char *path = o.out ? NULL : default_out(o.file);
     if (!o.out && !path) return GD_EXIT_IO;
     struct gd_dec d;
-    struct gd_ana a;
+    struct sa *s = malloc(sizeof(*s));
     struct rm m;
-    if (!(rc = gd_cmd_open(&d, &o))) {
-        if (!(rc = analyse(&o, &d, &a, &m))) rc = write_page(o.out ? o.out : path, &o, &d, &a, &m);
+    if (!s) {
+        fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
+        rc = GD_EXIT_BAD_TRACE;
+    }
+    if (s && !(rc = gd_cmd_open(&d, &o))) {
+        if (!(rc = analyse(&o, &d, s, &m)))
+            rc = write_page(o.out ? o.out : path, &o, &d, &s->a, &m);
         rm_free(&m);
-        gd_ana_free(&a);
+        sa_free(s);
         gd_dec_close(&d);
     }
+    free(s);
     if (!rc && !o.out) fprintf(stderr, "gotrace: report written to %s\n", path);
     free(path);
     return rc;

@@ -47,7 +47,9 @@ struct rm_buckets {
     float (*v)[RK_N];
 };
 
+struct sa;
 struct rm {
+    struct sa *sync; /* the lock analysis of the same pass (syncana.h), NULL: none */
     struct rm_slice *sl;
     size_t nsl, slcap, nsl_all;
     uint32_t *last; /* per thread: 1 + its latest slice in sl, 0 = none */

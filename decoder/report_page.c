@@ -1,8 +1,10 @@
 /* report_page.c: the report's HTML page and its data (see report_page.h). */
 #include "report_page.h"
 
+#include "critpath.h"
 #include "validate.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A JSON string that is also safe inside <script>: quotes, backslashes, control characters
@@ -197,11 +199,153 @@ static void counts(struct gd_out *o, const char *file, const struct gd_dec *d,
     }
     key(o, "bucketed");
     gd_out_s(o, m->bucketed ? "true" : "false");
-    /* Lock identity and the critical path come with a later trace format: not recorded. */
+}
+
+#define LOCKS_SHOWN 50     /* objects in the Locks section */
+#define PATH_SEGMENTS 2000 /* segments listed in the Critical path section */
+
+static const struct sa *sort_sa;
+static int obj_by_total(const void *x, const void *y)
+{
+    const struct sa_obj *a = &sort_sa->objs[*(const uint32_t *)x];
+    const struct sa_obj *b = &sort_sa->objs[*(const uint32_t *)y];
+    return (a->total < b->total) - (a->total > b->total);
+}
+
+static void jname(struct gd_out *o, const struct sa *s, uint32_t g)
+{
+    char nb[GD_NAME_MAX];
+    const char *n = g == SA_NONE ? "(before the trace)" : sa_gname(s, g, nb);
+    jstr(o, n, strlen(n));
+}
+
+static void jinterned(struct gd_out *o, const struct sa *s, uint32_t i)
+{
+    jstr(o, i ? s->a.str.s[i] : "", i ? s->a.str.len[i] : 0);
+}
+
+/* "locks": [[object, waits, total, max, [[holder, ns, waits, release stack]...],
+ * [[waiting stack, waits, ns]...]]...] by total wait (null: no thread waited on one);
+ * "holders": whether the trace records holders (gotrace's experimental batch). */
+static void locks(struct gd_out *o, struct sa *s)
+{
+    uint32_t *idx = malloc((s->nobjs + 1) * sizeof(*idx));
+    size_t n = 0;
+    int holders = 0;
+    for (size_t i = 0; idx && i < s->nobjs; i++) {
+        if (s->objs[i].waits) idx[n++] = (uint32_t)i;
+        for (size_t k = 0; k < s->objs[i].nholders; k++)
+            holders |= s->objs[i].holders[k].g != SA_NONE;
+    }
+    key(o, "holders");
+    gd_out_s(o, holders ? "true" : "false");
     key(o, "locks");
-    gd_out_s(o, "null");
+    if (!n) {
+        gd_out_s(o, "null");
+        free(idx);
+        return;
+    }
+    sort_sa = s;
+    qsort(idx, n, sizeof(*idx), obj_by_total);
+    gd_out_c(o, '[');
+    for (size_t k = 0; k < n && k < LOCKS_SHOWN; k++) {
+        const struct sa_obj *x = &s->objs[idx[k]];
+        gd_out_s(o, k ? ",\n[" : "[");
+        jinterned(o, s, x->name);
+        num(o, 0, (int64_t)x->waits);
+        num(o, 0, x->total);
+        num(o, 0, x->max);
+        gd_out_s(o, ",[");
+        for (size_t h = 0; h < x->nholders; h++) {
+            gd_out_s(o, h ? ",[" : "[");
+            jname(o, s, x->holders[h].g);
+            num(o, 0, x->holders[h].ns);
+            num(o, 0, (int64_t)x->holders[h].count);
+            gd_out_c(o, ',');
+            jinterned(o, s, x->holders[h].stack);
+            gd_out_c(o, ']');
+        }
+        gd_out_s(o, "],[");
+        for (size_t w = 0; w < x->nsites; w++) {
+            gd_out_s(o, w ? ",[" : "[");
+            jinterned(o, s, x->sites[w].stack);
+            num(o, 0, (int64_t)x->sites[w].count);
+            num(o, 0, x->sites[w].total);
+            gd_out_c(o, ']');
+        }
+        gd_out_s(o, "]]");
+    }
+    gd_out_c(o, ']');
+    free(idx);
+}
+
+static void shares(struct gd_out *o, const struct sa *s, const struct cp_share *v, size_t n,
+                   int funcs)
+{
+    gd_out_c(o, '[');
+    for (size_t i = 0; i < n; i++) {
+        gd_out_s(o, i ? ",[" : "[");
+        if (funcs)
+            jinterned(o, s, v[i].key);
+        else
+            jname(o, s, v[i].key);
+        num(o, 0, v[i].ns);
+        gd_out_c(o, ']');
+    }
+    gd_out_c(o, ']');
+}
+
+/* "critical_path": the main thread's (critpath.h), {thread, from, to (ns from the trace's
+ * start), threads: [[name, ns]...], funcs: [[name, ns]...], segments: [[thread, state, start,
+ * duration, reason, function]...], nsegments}; null with "critical_note" saying why. */
+static void critical(struct gd_out *o, struct sa *s)
+{
+    struct cp_path p;
+    uint32_t g = cp_main_thread(s);
+    const char *why = s->iv_over ? "too many intervals for the page (above the timeline's budget)"
+                      : g == SA_NONE ? "no thread"
+                                     : NULL;
+    int64_t t0 = s->a.t0;
+    if (!why && cp_compute(s, g, s->a.gs[g].first, s->a.gs[g].last, &p)) why = "out of memory";
+    key(o, "critical_note");
+    jstr(o, why ? why : "", why ? strlen(why) : 0);
     key(o, "critical_path");
-    gd_out_s(o, "null");
+    if (why) {
+        gd_out_s(o, "null");
+        return;
+    }
+    gd_out_s(o, "{\"thread\":");
+    jname(o, s, g);
+    gd_out_s(o, ",\"from\":");
+    gd_out_i(o, p.from - t0);
+    gd_out_s(o, ",\"to\":");
+    gd_out_i(o, p.to - t0);
+    gd_out_s(o, ",\"nsegments\":");
+    gd_out_i(o, (int64_t)p.nseg);
+    gd_out_s(o, ",\"threads\":");
+    shares(o, s, p.byg, p.ng, 0);
+    gd_out_s(o, ",\"funcs\":");
+    shares(o, s, p.byf, p.nf, 1);
+    gd_out_s(o, ",\"segments\":[");
+    for (size_t i = 0; i < p.nseg && i < PATH_SEGMENTS; i++) {
+        const struct cp_seg *sg = &p.seg[i];
+        char fb[512];
+        const char *st = cp_state_name(sg->state, sg->handoff);
+        const char *f = sg->stack ? sa_stack_func(s->a.str.s[sg->stack], fb, sizeof fb) : "";
+        gd_out_s(o, i ? ",\n[" : "[");
+        jname(o, s, sg->g);
+        gd_out_c(o, ',');
+        jstr(o, st, strlen(st));
+        num(o, 0, sg->start - t0);
+        num(o, 0, sg->end - sg->start);
+        gd_out_c(o, ',');
+        jinterned(o, s, sg->reason);
+        gd_out_c(o, ',');
+        jstr(o, f, strlen(f));
+        gd_out_c(o, ']');
+    }
+    gd_out_s(o, "]}");
+    cp_free(&p);
 }
 
 static void data(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
@@ -221,6 +365,15 @@ static void data(struct gd_out *o, const char *file, const struct gd_dec *d, str
     src.names = &a->regions;
     flat(o, "regionsum", a->regions.n, 4, &src, name_row);
     flat(o, "prof", m->nprof, 4, &src, prof_row);
+    if (m->sync) {
+        locks(o, m->sync);
+        critical(o, m->sync);
+    } else {
+        key(o, "locks");
+        gd_out_s(o, "null");
+        key(o, "critical_path");
+        gd_out_s(o, "null");
+    }
     gd_out_s(o, "}\n");
 }
 

@@ -12,15 +12,18 @@
 
 #define MATCH_NS 1000000 /* a wait record belongs to a GoBlock of its thread this close */
 
-static struct sa_g *gx_of(struct sa *s, uint32_t gi)
+static struct sa_g *gx_grow(struct sa *s, uint32_t gi)
 {
-    if (gi >= s->gxcap) {
-        size_t old = s->gxcap;
-        if (gd_grow((void **)&s->gx, &s->gxcap, (size_t)gi + 1, sizeof(*s->gx))) return NULL;
-        for (size_t i = old; i < s->gxcap; i++)
-            s->gx[i] = (struct sa_g){.obj = SA_NONE, .holder = SA_NONE, .creator = SA_NONE};
-    }
+    size_t old = s->gxcap;
+    if (gd_grow((void **)&s->gx, &s->gxcap, (size_t)gi + 1, sizeof(*s->gx))) return NULL;
+    for (size_t i = old; i < s->gxcap; i++)
+        s->gx[i] = (struct sa_g){.obj = SA_NONE, .holder = SA_NONE, .creator = SA_NONE};
     return &s->gx[gi];
+}
+
+static inline struct sa_g *gx_of(struct sa *s, uint32_t gi)
+{
+    return gi < s->gxcap ? &s->gx[gi] : gx_grow(s, gi);
 }
 
 static uint32_t g_index(const struct sa *s, uint64_t id)
@@ -137,11 +140,12 @@ static void wait_ended(struct sa *s, uint32_t oi, const struct sa_g *x, uint32_t
     o->total += d;
     if (d > o->max) o->max = d;
     uint32_t stk = site < s->a.nsites ? s->a.sites[site].stack : 0;
-    size_t k = 0;
-    while (k < o->nsites && o->sites[k].stack != stk)
-        k++;
-    if (k == o->nsites) {
-        if (gd_grow((void **)&o->sites, &o->scap, o->nsites + 1, sizeof(*o->sites))) return;
+    uint64_t sk = (uint64_t)oi << 32 | stk;
+    uint32_t *si = gd_hm_get(&s->sitemap, sk), k = si ? *si : (uint32_t)o->nsites;
+    if (!si) {
+        if (gd_grow((void **)&o->sites, &o->scap, o->nsites + 1, sizeof(*o->sites)) ||
+            gd_hm_put(&s->sitemap, sk, k))
+            return;
         o->sites[o->nsites++] = (struct sa_site){stk, 0, 0};
     }
     o->sites[k].count++;
@@ -177,6 +181,7 @@ static int read_records(struct sa *s, const struct gd_gen *gen)
 {
     s->nrecs = 0;
     gd_hm_clear(&s->recmap);
+    gd_hm_clear(&s->rcache);
     s->rec_gen = gen->num;
     const uint8_t *p = gen->sync;
     size_t len = gen->nsync;
@@ -283,7 +288,8 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
         }
         return;
     }
-    if (gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv))) return;
+    if (x->niv == x->ivcap && gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv)))
+        return;
     x->iv[x->niv++] = (struct sa_iv){
         start, end, SA_NONE, obj, g->since_stack, state == GS_WAITING ? g->reason : 0, state};
     s->niv++;
@@ -378,8 +384,13 @@ static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_ge
     else if ((ev->type == GO_EV_GO_STATUS || ev->type == GO_EV_GO_STATUS_STACK))
         m = ev->args[1], on = ev->args[0];
     if (m != GD_NONE) {
+        unsigned k = (unsigned)(m & 255);
+        if (s->mlast[k].m == m && s->mlast[k].gid == on) return 0; /* no change */
         uint32_t gi = g_index(s, on);
-        return gi != SA_NONE && gd_hm_put(&s->mmap, m, gi) ? -1 : 0;
+        if (gi == SA_NONE) return 0;
+        s->mlast[k].m = m;
+        s->mlast[k].gid = on;
+        return gd_hm_put(&s->mmap, m, gi) ? -1 : 0;
     }
     if (ev->type != GO_EV_GO_CREATE && ev->type != GO_EV_GO_CREATE_BLOCKED &&
         ev->type != GO_EV_USER_TASK_BEGIN && ev->type != GO_EV_USER_TASK_END &&
@@ -400,16 +411,19 @@ static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_ge
     } else if (ev->type == GO_EV_GO_BLOCK && gi != SA_NONE) {
         struct sa_g *x = gx_of(s, gi);
         if (!x) return -1;
-        struct sa_rec *r = ev->m != GD_NONE ? record_of(s, ev->m, ev->time) : NULL;
+        struct sa_rec *r = s->nrecs && ev->m != GD_NONE ? record_of(s, ev->m, ev->time) : NULL;
         x->waiting = 1;
         x->since = ev->time;
         x->holder_m = r && !(r->holder & GT_SYNC_HOLDER_G) ? r->holder : 0;
         x->holder = x->holder_m      ? sa_g_of_m(s, x->holder_m)
                     : r && r->holder ? g_index(s, r->holder & ~GT_SYNC_HOLDER_G)
                                      : SA_NONE;
-        uint32_t rl = 0;
-        const char *reason = gd_gen_str(gen, ev->args[0], &rl);
-        x->obj = reason ? obj_of_reason(s, reason, rl, x->holder) : SA_NONE;
+        uint32_t rl = 0, *cached = gd_hm_get(&s->rcache, ev->args[0]);
+        const char *reason = cached ? NULL : gd_gen_str(gen, ev->args[0], &rl);
+        x->obj = cached ? *cached - 1 : reason ? obj_of_reason(s, reason, rl, x->holder) : SA_NONE;
+        if (!cached && (rl != 10 || memcmp(reason, "sync: join", 10)) && /* a join: its holder */
+            gd_hm_put(&s->rcache, ev->args[0], x->obj + 1))
+            return -1;
         if (r && x->obj != SA_NONE) gd_hm_put(&s->addrmap, r->addr, x->obj);
     }
     return 0;
@@ -418,6 +432,8 @@ static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_ge
 void sa_init(struct sa *s, int want_intervals)
 {
     memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < 256; i++)
+        s->mlast[i].m = GD_NONE;
     gd_ana_init(&s->a, &callbacks, s);
     s->a.want_stacks = 1;
     s->want_intervals = want_intervals;
@@ -443,6 +459,8 @@ void sa_free(struct sa *s)
     gd_hm_free(&s->addrmap);
     gd_hm_free(&s->mmap);
     gd_hm_free(&s->recmap);
+    gd_hm_free(&s->sitemap);
+    gd_hm_free(&s->rcache);
     gd_ana_free(&s->a);
 }
 

@@ -91,6 +91,11 @@ struct sa {
     struct gd_hmap objmap;  /* interned name -> object */
     struct gd_hmap addrmap; /* object address -> object */
     struct gd_hmap mmap;    /* thread (M) -> goroutine index running on it last */
+    struct {                /* the last goroutine id put in mmap for a thread, by m % 256 */
+        uint64_t m, gid;
+    } mlast[256];
+    struct gd_hmap sitemap; /* object << 32 | stack text -> index in the object's sites */
+    struct gd_hmap rcache;  /* this generation: reason string id -> object + 1 (0: none) */
     struct sa_obj *objs;
     size_t nobjs, ocap;
     struct sa_g *gx;

@@ -615,14 +615,60 @@ function annotations() {
       regions.sort(byNs).map((r) => [S[r[0]], r[1], fmt(r[3]), fmt(r[1] ? r[3] / r[1] : 0)])));
 }
 
-function notRecorded() {
-  $('locks-text').textContent = D.locks ? '' : 'Not recorded: this trace does not say which ' +
-    'lock (mutex, rwlock, condition variable) each wait was for, so waits cannot be grouped by ' +
-    'lock here. The timeline details and the "Blocked on locks" flame graph show the call that ' +
-    'waited; gotrace contention lists the waits by call site and who ended them.';
-  $('critical-text').textContent = D.critical_path ? '' : 'Not recorded: finding the chain ' +
-    'of waits and wake-ups that decided how long the program ran needs the lock identities ' +
-    'above, which this trace does not have.';
+/* ---- locks and the critical path (docs/locks.md) ---- */
+const pct = (v, all) => (all ? (100 * v / all).toFixed(1) : '0.0') + ' %';
+function stackPre(text) {
+  return el('pre', { class: 'stack', text: (text || '').trim() || '(no stack)' });
+}
+function lockSection() {
+  const box = $('locks-text');
+  if (!D.locks) {
+    box.textContent = 'No thread waited on a lock, condition variable, semaphore, barrier or ' +
+      'join in this trace.';
+    return;
+  }
+  box.textContent = (D.holders ? 'Each object threads waited on, by total wait; who held it while ' +
+    'they waited (the wait is split among the holders: each release ends a part), and where.'
+    : 'Each object threads waited on, by total wait. This trace does not record who held them ' +
+    '(traces written by libgotrace.so do).') + ' The same as gotrace locks --holders.';
+  const rows = D.locks.map((l) => {
+    const top = l[4].slice().sort((a, b) => b[1] - a[1])[0];
+    return [l[0], l[1], fmt(l[2]), fmt(l[1] ? l[2] / l[1] : 0), fmt(l[3]),
+      top ? `${top[0]} (${pct(top[1], l[2])})` : '–'];
+  });
+  const sec = $('locks');
+  sec.append(table(['object', 'waits', 'total', 'average', 'longest', 'held most by'], rows));
+  for (const l of D.locks.slice(0, 10)) {
+    const d = el('details', {}, el('summary', { text: `${l[0]}: ${l[1]} waits, ${fmt(l[2])}` }));
+    for (const w of l[5].slice().sort((a, b) => b[2] - a[2]).slice(0, 3))
+      d.append(el('p', { text: `waited ${w[1]} times, ${fmt(w[2])}, at:` }), stackPre(w[0]));
+    for (const h of l[4].slice().sort((a, b) => b[1] - a[1]))
+      d.append(el('p', { text: `held by ${h[0]}: ${fmt(h[1])} of the wait (${pct(h[1], l[2])}) ` +
+        `in ${h[2]} waits${h[3] ? ', released at:' : ''}` }), ...(h[3] ? [stackPre(h[3])] : []));
+    sec.append(d);
+  }
+}
+function criticalSection() {
+  const box = $('critical-text'), P = D.critical_path;
+  if (!P) {
+    box.textContent = 'Not computed: ' + (D.critical_note || 'no data') + '. gotrace critical-path ' +
+      'computes it for any trace.';
+    return;
+  }
+  const all = P.to - P.from;
+  box.textContent = `The chain of work the end of ${P.thread} waited for: from its end, back ` +
+    'through the threads that woke it (and released the locks it waited for), as gotrace ' +
+    `critical-path prints it: ${fmt(all)} in ${P.nsegments} segments.`;
+  const sec = $('critical');
+  sec.append(el('h3', { text: 'By thread' }),
+    table(['share', 'time', 'thread'], P.threads.map((t) => [pct(t[1], all), fmt(t[1]), t[0]])),
+    el('h3', { text: 'By function' }),
+    table(['share', 'time', 'function'], P.funcs.slice(0, 20).map((f) => [pct(f[1], all), fmt(f[1]), f[0]])));
+  const segs = el('details', {}, el('summary', { text: `Segments (${P.nsegments}` +
+    (P.nsegments > P.segments.length ? `, the first ${P.segments.length} shown)` : ')') }),
+  table(['start', 'duration', 'state', 'thread', 'reason', 'where'],
+    P.segments.map((g) => [fmt(g[2]), fmt(g[3]), g[1], g[0], g[4], g[5]])));
+  sec.append(segs);
 }
 
 facts();
@@ -630,7 +676,8 @@ legend();
 threadTable();
 flames();
 annotations();
-notRecorded();
+lockSection();
+criticalSection();
 timelineEvents();
 resize();
 fromHash();
