@@ -26,7 +26,7 @@ struct node {
     struct gt_thread *t;
     int64_t tid, holder;
     uint64_t since, obj, stk;
-    int blocked; /* Waiting (any wait), for at least the period */
+    int blocked; /* waiting on a sync object for at least the period */
 };
 
 static struct {

@@ -131,23 +131,31 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
                   mutex_try(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
 }
 
-/* The waking half of an unlock that found threads queued in m's bucket: after the release, a
- * release record (waitq_released), then the wake. */
+/* call, the real release of lock key by self, when it frees the lock (frees: an expression
+ * of self) and threads are queued on it: the releaser's stack and the time (before the
+ * release: hooks.h RELEASE_BEGIN), then, after it, a release record (waitq_released) and the
+ * wake of the sole waiter. The value of call. */
+#define RELEASE(self, frees, key, call)                                                            \
+    __extension__({                                                                                \
+        unsigned adds_ = 0;                                                                        \
+        uint64_t stk_ = 0;                                                                         \
+        int queued_ = (self) && (frees) && waitq_queued(key);                                      \
+        int wake_ = queued_ && RELEASE_BEGIN(key, adds_, stk_);                                    \
+        uint64_t ts_ = queued_ ? gt_now() : 0;                                                     \
+        int r_ = (call);                                                                           \
+        KEEP_FRAME(r_); /* never a tail call: the caller of the real release is the hook */        \
+        if (queued_ && r_ == 0) {                                                                  \
+            waitq_released((key), (self), stk_, ts_);                                              \
+            if (wake_) RELEASE_END((self), (key), adds_, stk_);                                    \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
+/* The waking half of an unlock that found threads queued in m's bucket. */
 GOTRACE_API_FN static int mutex_unlock_wake(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
-    unsigned adds = 0;
-    uint64_t stk = 0;
-    int queued = self && mutex_frees(m, self) && waitq_queued(m);
-    int wake = queued && RELEASE_BEGIN(m, adds, stk);
-    uint64_t ts = queued ? gt_now() : 0;
-    int r = REAL(pthread_mutex_unlock)(m);
-    KEEP_FRAME(r); /* never a tail call: the caller of the real unlock is this function */
-    if (queued && r == 0) {
-        waitq_released(m, self, stk, ts);
-        if (wake) RELEASE_END(self, m, adds, stk);
-    }
-    return r;
+    return RELEASE(self, mutex_frees(m, self), m, REAL(pthread_mutex_unlock)(m));
 }
 
 EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
@@ -233,17 +241,7 @@ EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
     struct gt_thread *self = tr_current();
-    unsigned adds = 0;
-    uint64_t stk = 0;
-    int queued = self && writer_of(l, self) && waitq_queued(l);
-    int wake = queued && RELEASE_BEGIN(l, adds, stk);
-    uint64_t ts = queued ? gt_now() : 0;
-    int r = REAL(pthread_rwlock_unlock)(l);
-    if (queued && r == 0) {
-        waitq_released(l, self, stk, ts);
-        if (wake) RELEASE_END(self, l, adds, stk);
-    }
-    return r;
+    return RELEASE(self, writer_of(l, self), l, REAL(pthread_rwlock_unlock)(l));
 }
 
 EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)

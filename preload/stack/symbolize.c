@@ -583,6 +583,93 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
     return n;
 }
 
+/* Whether a type named so is a lock itself (its members are glibc's, not the program's). */
+static int opaque_type(Dwarf_Die *t)
+{
+    const char *n = dwarf_diename(t);
+    return n && (!strncmp(n, "pthread_", 8) || !strcmp(n, "sem_t") || !strcmp(n, "mtx_t") ||
+                 !strcmp(n, "cnd_t"));
+}
+
+/* The path to byte off inside an object of type t (".mu", "[2].lock") appended to buf at
+ * *len: members and array elements while off is inside one, down to a lock type. */
+static void member_path(Dwarf_Die *t, Dwarf_Word off, char *buf, size_t cap, size_t *len)
+{
+    for (int depth = 0; depth < 8 && *len + 32 < cap; depth++) {
+        Dwarf_Die cur = *t, m;
+        while (dwarf_tag(&cur) == DW_TAG_typedef || dwarf_tag(&cur) == DW_TAG_const_type ||
+               dwarf_tag(&cur) == DW_TAG_volatile_type) {
+            if (dwarf_tag(&cur) == DW_TAG_typedef && opaque_type(&cur)) return;
+            Dwarf_Attribute at;
+            if (!dwarf_formref_die(dwarf_attr(&cur, DW_AT_type, &at), &cur)) return;
+        }
+        int tag = dwarf_tag(&cur);
+        Dwarf_Word size;
+        Dwarf_Attribute at;
+        if (tag == DW_TAG_array_type) {
+            Dwarf_Die el;
+            if (!dwarf_formref_die(dwarf_attr(&cur, DW_AT_type, &at), &el) ||
+                dwarf_aggregate_size(&el, &size) != 0 || !size)
+                return;
+            *len += (size_t)snprintf(buf + *len, cap - *len, "[%llu]",
+                                     (unsigned long long)(off / size));
+            off %= size;
+            *t = el;
+            continue;
+        }
+        if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) || opaque_type(&cur) ||
+            dwarf_child(&cur, &m) != 0)
+            return;
+        int found = 0;
+        do {
+            Dwarf_Word loc = 0;
+            Dwarf_Die mt;
+            const char *mn = dwarf_diename(&m);
+            if (dwarf_tag(&m) != DW_TAG_member || !mn ||
+                dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &at), &loc) != 0 ||
+                !dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &at), &mt) ||
+                dwarf_aggregate_size(&mt, &size) != 0 || off < loc || off >= loc + size)
+                continue;
+            *len += (size_t)snprintf(buf + *len, cap - *len, ".%s", mn);
+            off -= loc;
+            *t = mt;
+            found = 1;
+            break;
+        } while (dwarf_siblingof(&m, &m) == 0);
+        if (!found) return;
+    }
+}
+
+/* The variable name at file scope of mod's DWARF (C, or a C++ one by its linkage name): its
+ * type into *type; 0 when not found. */
+static int variable_type(Dwfl_Module *mod, const char *name, Dwarf_Die *type)
+{
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    Dwarf_Off off = 0, next;
+    size_t hsize;
+    while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu, d;
+        if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &d) == 0) {
+            do {
+                Dwarf_Attribute at;
+                if (dwarf_tag(&d) != DW_TAG_variable) continue;
+                const char *n = dwarf_diename(&d);
+                const char *ln = dwarf_formstring(dwarf_attr(&d, DW_AT_linkage_name, &at));
+                if ((n && !strcmp(n, name)) || (ln && !strcmp(ln, name))) {
+                    Dwarf_Die var = d;
+                    if (!dwarf_attr(&var, DW_AT_type, &at) &&
+                        !dwarf_formref_die(dwarf_attr(&d, DW_AT_specification, &at), &var))
+                        continue;
+                    if (dwarf_formref_die(dwarf_attr(&var, DW_AT_type, &at), type)) return 1;
+                }
+            } while (dwarf_siblingof(&d, &d) == 0);
+        }
+        off = next;
+    }
+    return 0;
+}
+
 int sym_data(uintptr_t addr, char *buf, size_t cap)
 {
     if (!dwfl || cap == 0) return 0;
@@ -591,6 +678,13 @@ int sym_data(uintptr_t addr, char *buf, size_t cap)
     GElf_Sym sym;
     const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
     if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || off >= sym.st_size) return 0;
+    Dwarf_Die type;
+    if (variable_type(mod, name, &type)) { /* queue.mu, locks[3] */
+        size_t len = (size_t)snprintf(buf, cap, "%s", demangle_name(name));
+        size_t base = len;
+        if (len < cap) member_path(&type, off, buf, cap, &len);
+        if (len > base && len < cap) return (int)len;
+    }
     int n = off ? snprintf(buf, cap, "%s+%#lx", demangle_name(name), (unsigned long)off)
                 : snprintf(buf, cap, "%s", demangle_name(name));
     if (n < 0) return 0;

@@ -29,7 +29,10 @@ int sym_init(void);
  * libdw may query debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
 /* The static object holding data address addr, as "symbol" or "symbol+offset" (demangled)
- * into buf (cap bytes): its length, 0 when addr is in no symbol of a module (heap, stacks). */
+ * into buf (cap bytes): its length, 0 when addr is in no symbol of a module (heap, stacks).
+ * With DWARF, a member or element of a struct or array is named by its path ("queue.mu",
+ * "locks[3]"; not into pthread_* or sem_t types); finding the variable reads every unit's
+ * top-level entries of its module: callers cache the answer. */
 int sym_data(uintptr_t addr, char *buf, size_t cap);
 void sym_fini(void); /* frees the cache and the Dwfl; sym_init may be called again */
 #endif

@@ -23,7 +23,9 @@ struct slot {
     _Atomic uintptr_t addr;
     _Atomic uintptr_t init_pc; /* pthread_*_init's caller, 0 unknown */
     _Atomic uint64_t wait_stk; /* the stack of its first wait, 0 none yet */
+    _Atomic uint64_t name;     /* flusher: its static name's string id, NOT_STATIC, 0 unknown */
 };
+#define NOT_STATIC UINT64_MAX
 static struct slot slots[SLOTS];
 
 struct rec {
@@ -52,6 +54,7 @@ static struct slot *slot_of(uintptr_t addr, int claim)
     atomic_store(&s->addr, addr);
     atomic_store(&s->init_pc, 0);
     atomic_store(&s->wait_stk, 0);
+    atomic_store(&s->name, 0);
     return s;
 }
 
@@ -137,11 +140,18 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
 /* The object's name (no reason) into buf; its length. */
 static int name_of(uintptr_t addr, char *buf, size_t cap)
 {
-    int n = sym_data(addr, buf, cap);
-    if (n > 0) return n;
-    struct slot *s = slot_of(addr, 0);
-    uintptr_t init = s ? atomic_load(&s->init_pc) : 0;
-    uint64_t stk = s ? atomic_load(&s->wait_stk) : 0;
+    struct slot *s = slot_of(addr, 1);
+    uint64_t st = atomic_load(&s->name);
+    if (!st) { /* once per object: the static name looks through the module's DWARF */
+        int k = sym_data(addr, buf, cap);
+        st = k > 0 ? str_intern(buf, (size_t)k) : 0;
+        atomic_store(&s->name, st ? st : NOT_STATIC);
+    }
+    const char *text = st && st != NOT_STATIC ? text_of(st) : NULL;
+    int n = text ? snprintf(buf, cap, "%s", text) : 0;
+    if (text) return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
+    uintptr_t init = atomic_load(&s->init_pc);
+    uint64_t stk = atomic_load(&s->wait_stk);
     const uintptr_t *pcs;
     int np = stk ? stack_pcs(stk, &pcs) : 0;
     n = snprintf(buf, cap, "%#lx", (unsigned long)addr);

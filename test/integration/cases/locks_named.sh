@@ -8,6 +8,8 @@
 # every lock's total equal to `go tool trace -pprof=sync`'s total within 5 %; with --holders,
 # ledger_writer is blamed for >= 95 % of ledger_lock's wait and its release stack names
 # apply_batch; main for >= 95 % of the heap lock's; contention shows the names too.
+# members: locks inside a static struct and array are named by their path (DWARF):
+# "mutex queue.mu", "mutex stripes[2]".
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 source "$GT_ROOT/test/integration/lib_locks.sh"
 
@@ -47,3 +49,9 @@ assert_ge "$(holder_ms "$tr" "$heap_name" "main")" $((heap_ms * 95 / 100)) "wait
 
 "$GT_DECODER" contention "$tr" >"$tr.contention"
 assert_contains "$tr.contention" "sync: mutex ledger_lock" "contention's reasons"
+
+trace_run members -- "$prog" members
+expect_status "locks members" 0
+validate "$RUN_TRACE"
+assert_eq "$(lock_field "$RUN_TRACE" "mutex queue.mu" waits)" 1 "waits on queue.mu"
+assert_eq "$(lock_field "$RUN_TRACE" "mutex stripes[2]" waits)" 1 "waits on stripes[2]"

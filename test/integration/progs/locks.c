@@ -7,9 +7,11 @@
  *   rwlock   a writer holds table_lock 5 x 30 ms while a reader waits.
  *   abba     two threads take lock_a and lock_b in opposite orders: a deadlock (never ends).
  *   condvar  a thread waits on never_signalled forever; main exits after it is waiting.
- *   pipeline stage1 works 1 ms (CPU time) per item, stage2 4 ms, stage3 1 ms; 30 items through queues
- *            (a mutex and a condvar each): the critical path lies in stage2.
- * Threads meet through atomics (untraced), never through sleeps. */
+ *   members  main holds queue.mu (a member of a static struct) and stripes[2] (of a static
+ *            array) 20 ms while a thread waits on each.
+ *   pipeline stage1 works 1 ms (CPU time) per item, stage2 4 ms, stage3 1 ms; 30 items through
+ * queues (a mutex and a condvar each): the critical path lies in stage2. Threads meet through
+ * atomics (untraced), never through sleeps. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,24 +19,17 @@
 #include <string.h>
 #include <time.h>
 
-static void burn_ms(int ms)
+/* ms of clock clk (the pipeline's work is CPU time: its shape holds on a loaded machine). */
+static void spend_ms(clockid_t clk, int ms)
 {
     struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(clk, &t0);
     do
-        clock_gettime(CLOCK_MONOTONIC, &t);
+        clock_gettime(clk, &t);
     while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
-
-/* ms of this thread's CPU time (the pipeline's work: its shape holds on a loaded machine). */
-static void work_ms(int ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    do
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
+#define burn_ms(ms) spend_ms(CLOCK_MONOTONIC, (ms))
+#define work_ms(ms) spend_ms(CLOCK_THREAD_CPUTIME_ID, (ms))
 
 static void spin_until(atomic_int *v, int want)
 {
@@ -283,6 +278,40 @@ static void condvar(void)
     exit(0);
 }
 
+/* ---- members: a lock inside a static struct, and one of a static array ---- */
+static struct {
+    long items;
+    pthread_mutex_t mu;
+} queue = {0, PTHREAD_MUTEX_INITIALIZER};
+static pthread_mutex_t stripes[4] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+                                     PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+static atomic_int member_in;
+
+static void *member_waiter(void *arg)
+{
+    pthread_mutex_t *m = arg;
+    atomic_fetch_add(&member_in, 1);
+    pthread_mutex_lock(m); /* waits for main */
+    pthread_mutex_unlock(m);
+    return NULL;
+}
+
+static void members(void)
+{
+    pthread_t a, b;
+    pthread_mutex_lock(&queue.mu);
+    pthread_mutex_lock(&stripes[2]);
+    pthread_create(&a, NULL, member_waiter, &queue.mu);
+    pthread_create(&b, NULL, member_waiter, &stripes[2]);
+    spin_until(&member_in, 2);
+    burn_ms(20);
+    pthread_mutex_unlock(&stripes[2]);
+    pthread_mutex_unlock(&queue.mu);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("members %ld\n", queue.items);
+}
+
 /* ---- pipeline: stage1 (1 ms per item) -> stage2 (4 ms) -> stage3 (1 ms) ---- */
 #define ITEMS 30
 struct queue {
@@ -371,6 +400,8 @@ int main(int argc, char **argv)
         condvar();
     else if (!strcmp(m, "pipeline"))
         pipeline();
+    else if (!strcmp(m, "members"))
+        members();
     else
         return 2;
     return 0;
