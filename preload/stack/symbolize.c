@@ -44,10 +44,22 @@ struct mod_ranges {
     struct cu_range *r;
 };
 
+/* A unit's functions by address (deepest_at). */
+struct fn_range {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+};
+struct unit_fns {
+    const void *cu; /* the unit (its Dwarf_CU) */
+    size_t n, cap;
+    struct fn_range *r;
+};
 static Dwfl *dwfl;
 static char *debuginfo_path;
 static struct mod_ranges *mods; /* built on demand, dropped at every report */
 static size_t nmods;
+static struct unit_fns *units; /* likewise: functions by unit (deepest_at) */
+static size_t nunits;
 
 /* Whether the ELF file open on fd has mod's build ID (or either has none). */
 static int same_build(Dwfl_Module *mod, int fd)
@@ -106,6 +118,11 @@ static void drop_ranges(void)
     free(mods);
     mods = NULL;
     nmods = 0;
+    for (size_t i = 0; i < nunits; i++)
+        free(units[i].r);
+    free(units);
+    units = NULL;
+    nunits = 0;
 }
 
 static void report(void)
@@ -340,25 +357,94 @@ static int own_module(Dwfl_Module *mod)
            strncmp(slash ? slash + 1 : name, "libgotrace", 10) == 0;
 }
 
-/* The innermost function or inlined call under die whose ranges hold a, found by visiting
- * every DIE: dwarf_getscopes descends only into DIEs whose own ranges hold a, and misses GCC's
- * outlined OpenMP bodies (main._omp_fn.0, a child of main's DIE but outside main's range) and
- * rustc's functions inside namespaces. 1 if found (in *found). */
-static int deepest_at(Dwarf_Die *die, Dwarf_Addr a, Dwarf_Die *found)
+/* A unit's functions by address: every subprogram with code, wherever it is nested (GCC's
+ * outlined OpenMP bodies, main._omp_fn.0, are children of main's DIE outside main's range;
+ * rustc puts functions inside namespaces): dwarf_getscopes, which descends only into DIEs whose
+ * own ranges hold the address, misses them. Built once per unit, on the first such miss. */
+static int fn_by_lo(const void *a, const void *b)
+{
+    const struct fn_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void collect_fns(Dwarf_Die *die, struct unit_fns *u, int depth)
 {
     Dwarf_Die child;
-    int got = 0;
-    if (dwarf_child(die, &child) != 0) return 0;
+    if (depth > 64 || dwarf_child(die, &child) != 0) return;
     do {
         int tag = dwarf_tag(&child);
-        if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
-            dwarf_haspc(&child, a) == 1) {
-            *found = child;
-            got = 1;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        while (tag == DW_TAG_subprogram && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+            if (hi <= lo) continue;
+            if (u->n == u->cap) {
+                size_t cap = u->cap ? u->cap * 2 : 64;
+                struct fn_range *r = realloc(u->r, cap * sizeof *r);
+                if (!r) return;
+                u->r = r;
+                u->cap = cap;
+            }
+            u->r[u->n++] = (struct fn_range){lo, hi, child};
         }
-        if (dwarf_haschildren(&child) && deepest_at(&child, a, found)) got = 1;
+        /* where functions are defined (not types: they hold declarations only) */
+        if ((tag == DW_TAG_namespace || tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+             tag == DW_TAG_module) &&
+            dwarf_haschildren(&child))
+            collect_fns(&child, u, depth + 1);
     } while (dwarf_siblingof(&child, &child) == 0);
-    return got;
+}
+
+static const struct unit_fns *fns_of(Dwarf_Die *cu)
+{
+    for (size_t i = 0; i < nunits; i++)
+        if (units[i].cu == cu->cu) return &units[i];
+    struct unit_fns *grown = realloc(units, (nunits + 1) * sizeof *units);
+    if (!grown) return NULL;
+    units = grown;
+    struct unit_fns *u = &units[nunits++];
+    *u = (struct unit_fns){cu->cu, 0, 0, NULL};
+    collect_fns(cu, u, 0);
+    if (u->n) qsort(u->r, u->n, sizeof *u->r, fn_by_lo);
+    return u;
+}
+
+/* The scopes of unit cu that hold a (a DWARF address), innermost first, into a new array
+ * *scopes (as dwarf_getscopes_die gives them, up to the function): the unit's function there,
+ * then its inlined calls and blocks that hold a. Their number, 0 if none. */
+static int deepest_at(Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Die **scopes)
+{
+    const struct unit_fns *u = fns_of(cu);
+    size_t lo = 0, hi = u ? u->n : 0; /* first function with .lo > a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u->r[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct fn_range *f = NULL;
+    for (size_t i = lo, seen = 0; !f && i-- > 0 && seen < 16; seen++) /* nested: the closest */
+        if (a < u->r[i].hi) f = &u->r[i];
+    Dwarf_Die chain[64], child;
+    int n = 0;
+    if (f) chain[n++] = f->die;
+    for (int more = n; more && n < 64 && dwarf_child(&chain[n - 1], &child) == 0;) {
+        more = 0;
+        do {
+            int tag = dwarf_tag(&child);
+            if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+                dwarf_haspc(&child, a) == 1) {
+                chain[n++] = child;
+                more = 1;
+                break;
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    *scopes = n ? malloc((size_t)n * sizeof **scopes) : NULL;
+    if (!*scopes) return 0;
+    for (int i = 0; i < n; i++)
+        (*scopes)[i] = chain[n - 1 - i];
+    return n;
 }
 
 /* Frames from DWARF scopes (inlined callers expanded), 0 if the pc has no DWARF. */
@@ -368,18 +454,18 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
     Dwarf_Addr bias;
     Dwarf_Die cu, lines, *scopes, inner;
     if (!unit_at(mod, addr, &bias, &cu, &lines)) return 0;
-    int ns = dwarf_getscopes(&cu, addr - bias, &scopes), ok;
+    int ns = dwarf_getscopes(&cu, addr - bias, &scopes);
     if (ns > 0) {
         /* dwarf_getscopes follows an inlined subroutine into its abstract definition; the
          * callers are the innermost scope's parents in the concrete tree (as eu-addr2line -i
          * does). In the split unit's file for split DWARF. */
-        ok = dwarf_offdie(dwarf_cu_getdwarf(scopes[0].cu), dwarf_dieoffset(&scopes[0]), &inner) !=
-             NULL;
+        int ok = dwarf_offdie(dwarf_cu_getdwarf(scopes[0].cu), dwarf_dieoffset(&scopes[0]),
+                              &inner) != NULL;
         free(scopes);
+        ns = ok ? dwarf_getscopes_die(&inner, &scopes) : -1;
     } else { /* a function nested where getscopes does not look */
-        ok = deepest_at(&cu, addr - bias, &inner);
+        ns = deepest_at(&cu, addr - bias, &scopes);
     }
-    ns = ok ? dwarf_getscopes_die(&inner, &scopes) : -1;
     if (ns <= 0) return 0;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
