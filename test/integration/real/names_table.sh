@@ -63,6 +63,10 @@ row make make -s -f "$out/Makefile"
 row git git -C "$root" grep -c pthread_create
 row sqlite3 sqlite3 :memory: 'pragma threads=2; create table t(x); with recursive c(i) as (select 1 union all select i+1 from c where i<200000) insert into t select random() from c; select count(*) from (select x from t order by x);'
 row curl curl -s "file://$in"
+if command -v gm >/dev/null; then
+    [ -s "$out/plasma.png" ] || gm convert -size 1200x1200 plasma:fractal "$out/plasma.png"
+    OMP_NUM_THREADS=2 row GraphicsMagick gm convert "$out/plasma.png" -blur 0x3 -resize 50% "$out/small.png"
+fi
 row python3 "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$root/test/integration/real/threads.py"
 row "C++ (g++)" "$bins/names_cxx"
 row "C++ (clang++)" "$bins/names_cxx_clang"
