@@ -14,7 +14,8 @@
 #include <string.h>
 
 #define SLOTS (1u << 16)
-#define PROBE 16
+#define PROBE 8
+#define MAX_NAMED 8192 /* objects with a reason of their own: the string table is shared */
 #define RING (1u << 15) /* records per generation parity */
 #define PLACEHOLDER_TAG 0x01
 #define PLACEHOLDER_LEN 17
@@ -24,7 +25,9 @@ struct slot {
     _Atomic uintptr_t init_pc; /* pthread_*_init's caller, 0 unknown */
     _Atomic uint64_t wait_stk; /* the stack of its first wait, 0 none yet */
     _Atomic uint64_t name;     /* flusher: its static name's string id, NOT_STATIC, 0 unknown */
+    atomic_uint named;         /* counted in named_objects: 1 named, 2 beyond the budget */
 };
+static atomic_uint named_objects;
 #define NOT_STATIC UINT64_MAX
 static struct slot slots[SLOTS];
 
@@ -55,6 +58,7 @@ static struct slot *slot_of(uintptr_t addr, int claim)
     atomic_store(&s->init_pc, 0);
     atomic_store(&s->wait_stk, 0);
     atomic_store(&s->name, 0);
+    atomic_store(&s->named, 0); /* stays counted: the budget only shrinks */
     return s;
 }
 
@@ -72,6 +76,12 @@ uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk)
     struct slot *s = slot_of((uintptr_t)addr, 1);
     uint64_t none = 0;
     if (stk) atomic_compare_exchange_strong(&s->wait_stk, &none, stk);
+    unsigned st = atomic_load_explicit(&s->named, memory_order_relaxed), no = 0;
+    if (!st) { /* counted once per object: 1 within the budget, 2 beyond */
+        st = atomic_fetch_add(&named_objects, 1) < MAX_NAMED ? 1 : 2;
+        if (!atomic_compare_exchange_strong(&s->named, &no, st)) st = no;
+    }
+    if (st == 2) return base; /* beyond the budget: the generic reason */
     uint8_t key[PLACEHOLDER_LEN] = {PLACEHOLDER_TAG};
     uintptr_t a = (uintptr_t)addr;
     memcpy(key + 1, &base, 8);

@@ -4,7 +4,8 @@
  * placeholder; the flusher writes the object's name in its place when it writes a generation's
  * string table (so_text): the symbol of a lock in static storage, else its address and where
  * pthread_*_init was called, or failing that where it was first waited on. The strings are
- * bounded by the number of objects waited on.
+ * bounded by the number of objects waited on, and at most 8192 objects get one (the string
+ * table is shared with the stacks' names); the others keep the generic reason.
  * Records: a wait's holder (a TID read from the object at block time) and a release with
  * waiters queued (with the releaser's stack) are appended to a per-generation table and
  * written as gotrace's experimental batch (GT_EXP_SYNC, go_wire.h), which Go's tools ignore.
