@@ -1,12 +1,13 @@
 /* cmd_contention.c: `gotrace contention [--top N] FILE` — where threads waited, grouped by the
- * blocking call's stack and reason: count, total and max wait, most frequent wakers; sorted by
- * total wait. Invariants: a wait is the Waiting interval of a goroutine (block to unblock, or
- * to the end of the trace); every wait is counted in exactly one site and for one waker;
- * wakers are shown by display name (gd_ana_name), goroutines of the same name counted
- * together. */
+ * blocking call's stack and reason: count, total and max wait, most frequent wakers, and for
+ * lock waits in traces that record them, who held the lock (syncana.h); sorted by total wait.
+ * Invariants: a wait is the Waiting interval of a goroutine (block to unblock, or to the end of the
+ * trace); every wait is counted in exactly one site and for one waker; wakers are shown by display
+ * name (gd_ana_name), goroutines of the same name counted together. */
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
+#include "syncana.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ static const char usage[] =
     "usage: gotrace contention [--top N] [--max-gen-mem BYTES] FILE\n"
     "\n"
     "Lists where threads waited, grouped by the waiting call's stack and the block reason:\n"
-    "number of waits, total and longest wait, and who woke them most often; sorted by total\n"
-    "wait. --top N shows the N largest sites (default 20).\n";
+    "number of waits, total and longest wait, who woke them most often and, for locks, who\n"
+    "held them meanwhile (gotrace locks --holders has more); sorted by total wait. --top N\n"
+    "shows the N largest sites (default 20).\n";
 
 static const struct gd_site *sort_sites;
 static int by_total(const void *x, const void *y)
@@ -112,8 +114,35 @@ static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *w
     free(w);
 }
 
-/* Writes the sites by total wait; -1 when out of memory. */
-static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd_opts *o)
+static int held_by_ns(const void *x, const void *y)
+{
+    const struct sa_held *a = x, *b = y;
+    if (a->site != b->site) return (a->site > b->site) - (a->site < b->site);
+    return (a->ns < b->ns) - (a->ns > b->ns);
+}
+
+/* Prints who held the lock of site (index in a->sites) while its waits lasted, most first. */
+static void holders(struct gd_out *out, const struct sa *s, uint32_t site)
+{
+    size_t lo = 0, hi = s->nheld, shown = 0;
+    while (lo < hi) { /* held is sorted by site */
+        size_t mid = (lo + hi) / 2;
+        if (s->held[mid].site < site)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nheld && s->held[i].site == site && shown < MAX_WAKERS; i++) {
+        char nb[GD_NAME_MAX], t1[32];
+        gd_out_f(out, "%s %s (%s)", shown++ ? "," : "  held by:", sa_gname(s, s->held[i].g, nb),
+                 gd_fmt_dur(s->held[i].ns, t1, sizeof t1));
+    }
+    if (shown) gd_out_c(out, '\n');
+}
+
+/* Writes the sites by total wait (with their holders from s); -1 when out of memory. */
+static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd_opts *o,
+                       struct sa *s)
 {
     uint32_t *idx = malloc((a->nsites + 1) * sizeof(*idx));
     size_t *first = malloc((a->nsites + 1) * sizeof(*first)); /* a site's range in a->wakes */
@@ -143,20 +172,22 @@ static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd
     for (size_t k = 0; k < n && k < (size_t)o->top; k++) {
         site(out, a, k, &a->sites[idx[k]]);
         wakers(out, a, a->wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
+        holders(out, s, idx[k]);
     }
     free(idx);
     free(first);
     return 0;
 }
 
-static int write_contention(struct gd_out *out, struct gd_analysed *x)
+static int write_contention(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s)
 {
-    if (!write_sites(out, &x->a, &x->o)) return 0;
-    fprintf(stderr, "gotrace: %s: out of memory\n", x->o.file);
+    qsort(s->held, s->nheld, sizeof(*s->held), held_by_ns);
+    if (!write_sites(out, &s->a, o, s)) return 0;
+    fprintf(stderr, "gotrace: %s: out of memory\n", o->file);
     return GD_EXIT_BAD_TRACE;
 }
 
 int gd_cmd_contention(int argc, char **argv)
 {
-    return gd_cmd_analyse_write(argc, argv, "top", usage, write_contention);
+    return gd_cmd_sync_write(argc, argv, "top", usage, 0, write_contention);
 }

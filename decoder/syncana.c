@@ -120,13 +120,30 @@ struct sa_share *sa_share_of(struct sa_obj *o, uint32_t g)
     return &o->holders[o->nholders++];
 }
 
-static void blame(struct sa_obj *o, uint32_t g, uint32_t stack, int64_t ns, int *counted)
+/* ns of a wait at gd_ana site index site are blamed on holder g: in object o's holders and
+ * the site's (counted: this wait was counted for g already). */
+static void blame(struct sa *s, struct sa_obj *o, uint32_t site, uint32_t g, uint32_t stack,
+                  int64_t ns, int *counted)
 {
     struct sa_share *h = sa_share_of(o, g);
     if (!h) return;
     h->ns += ns;
     if (stack) h->stack = stack;
     h->count += !counted[0];
+    if (g != SA_NONE && site < s->a.nsites) {
+        uint64_t key = (uint64_t)site << 32 | g;
+        uint32_t *i = gd_hm_get(&s->siteheld, key);
+        if (!i && !gd_grow((void **)&s->held, &s->heldcap, s->nheld + 1, sizeof(*s->held)) &&
+            !gd_hm_put(&s->siteheld, key, (uint32_t)s->nheld)) {
+            s->held[s->nheld] = (struct sa_held){site, g, 0, 0};
+            i = gd_hm_get(&s->siteheld, key);
+            s->nheld++;
+        }
+        if (i) {
+            s->held[*i].ns += ns;
+            s->held[*i].count += !counted[0];
+        }
+    }
     counted[0] = 1;
 }
 
@@ -156,12 +173,12 @@ static void wait_ended(struct sa *s, uint32_t oi, const struct sa_g *x, uint32_t
     for (size_t i = first; i < last; i++) {
         int counted = 0;
         int64_t part = o->rel[i].t - prev + (i + 1 == last ? end - o->rel[i].t : 0);
-        blame(o, sa_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
+        blame(s, o, site, sa_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
         prev = o->rel[i].t;
     }
     if (first == last) {
         int counted = 0;
-        blame(o, x->holder, 0, d, &counted);
+        blame(s, o, site, x->holder, 0, d, &counted);
     }
 }
 
@@ -460,6 +477,8 @@ void sa_free(struct sa *s)
     gd_hm_free(&s->mmap);
     gd_hm_free(&s->recmap);
     gd_hm_free(&s->sitemap);
+    gd_hm_free(&s->siteheld);
+    free(s->held);
     gd_hm_free(&s->rcache);
     gd_ana_free(&s->a);
 }

@@ -32,6 +32,12 @@ struct sa_share {   /* one holder's part of an object's waits */
     int64_t ns;
 };
 
+struct sa_held { /* a holder's part of the waits at one waiting site (gd_ana's sites) */
+    uint32_t site, g;
+    uint64_t count;
+    int64_t ns;
+};
+
 struct sa_site {    /* one waiting stack of an object */
     uint32_t stack; /* interned text */
     uint64_t count;
@@ -94,8 +100,11 @@ struct sa {
     struct {                /* the last goroutine id put in mmap for a thread, by m % 256 */
         uint64_t m, gid;
     } mlast[256];
-    struct gd_hmap sitemap; /* object << 32 | stack text -> index in the object's sites */
-    struct gd_hmap rcache;  /* this generation: reason string id -> object + 1 (0: none) */
+    struct gd_hmap sitemap;  /* object << 32 | stack text -> index in the object's sites */
+    struct gd_hmap rcache;   /* this generation: reason string id -> object + 1 (0: none) */
+    struct gd_hmap siteheld; /* site << 32 | holder -> index in held */
+    struct sa_held *held;    /* holders by waiting site (contention), known holders only */
+    size_t nheld, heldcap;
     struct sa_obj *objs;
     size_t nobjs, ocap;
     struct sa_g *gx;

@@ -163,6 +163,16 @@ Test(locks, locks_command)
     free(text);
 }
 
+Test(locks, contention_shows_holders)
+{
+    char *text = with_records(chain, chain_recs);
+    char *out = run(gd_cmd_contention, text, NULL, 0);
+    cr_assert(strstr(out, "#1  sync: mutex L  waits=2  total=1.45us"), "%s", out);
+    cr_assert(strstr(out, "  held by: G1 (950ns), f (G3) (500ns)\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
 /* G2 waits on A (0xa) held by G3, G3 on B (0xb) held by G2: a deadlock at the end; G4 waits
  * on a condvar: blocked, no holder. */
 Test(locks, hangs_finds_the_cycle)

@@ -7,7 +7,7 @@
 # CPU), the heap lock 5 waits, 90-200 ms (100 ms),
 # every lock's total equal to `go tool trace -pprof=sync`'s total within 5 %; with --holders,
 # ledger_writer is blamed for >= 95 % of ledger_lock's wait and its release stack names
-# apply_batch; main for >= 95 % of the heap lock's; contention shows the names too.
+# apply_batch; main for >= 95 % of the heap lock's; contention shows the names and holders.
 # members: locks inside a static struct and array are named by their path (DWARF):
 # "mutex queue.mu", "mutex stripes[2]".
 source "$GT_ROOT/test/integration/lib_profiles.sh"
@@ -49,6 +49,7 @@ assert_ge "$(holder_ms "$tr" "$heap_name" "main")" $((heap_ms * 95 / 100)) "wait
 
 "$GT_DECODER" contention "$tr" >"$tr.contention"
 assert_contains "$tr.contention" "sync: mutex ledger_lock" "contention's reasons"
+assert_contains "$tr.contention" "  held by: ledger_writer (G" "contention's holders"
 
 trace_run members -- "$prog" members
 expect_status "locks members" 0
