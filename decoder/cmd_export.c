@@ -12,9 +12,11 @@
 #include "cli.h"
 #include "cmds.h"
 #include "sink.h"
+#include "syncana.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -30,6 +32,7 @@ static const char usage[] =
 struct exp {
     struct gd_out out;
     struct gd_hmap region_gs; /* goroutine ids with a region track */
+    struct sa *s;             /* the lock analysis of the same pass: a wait's holder */
 };
 
 static void us(struct gd_out *o, int64_t ns)
@@ -77,6 +80,16 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
         len = a->str.len[g->reason];
         gd_out_s(o, ": ");
         gd_out_json(o, a->str.s[g->reason], len);
+    }
+    const struct sa *s = ((struct exp *)a->user)->s;
+    uint32_t gi = (uint32_t)(g - a->gs);
+    if (state == GS_WAITING && s && gi < s->gxcap && s->gx[gi].holder != SA_NONE) {
+        char buf[GD_NAME_MAX];
+        const char *h = gd_ana_name(a, &a->gs[s->gx[gi].holder], 1, buf);
+        gd_out_s(o, "\",\"args\":{\"holder\":\"");
+        gd_out_json(o, h, strlen(h));
+        gd_out_s(o, "\"}}");
+        return;
     }
     gd_out_s(o, "\"}");
 }
@@ -159,22 +172,33 @@ static void track(struct gd_out *o, uint64_t tid, const char *name, const char *
 static int write_json(struct exp *e, struct gd_dec *d, const char *file)
 {
     struct gd_out *out = &e->out;
-    struct gd_ana a;
-    gd_ana_init(&a, &callbacks, e);
+    struct sa *s = malloc(sizeof(*s));
+    if (!s) {
+        fprintf(stderr, "gotrace: %s: out of memory\n", file);
+        return -1;
+    }
+    sa_init(s, 0); /* the holders of waits (syncana.h), fed with the export's callbacks */
+    s->a.cb = &callbacks;
+    s->a.user = e;
+    sa_chain(s);
+    e->s = s;
+    struct gd_ana *a = &s->a;
     gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
                   "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
     gd_out_json(out, file, strlen(file));
     gd_out_s(out, "\"}}");
-    int rc = gd_ana_run(&a, d, file);
-    for (size_t i = 0; rc >= 0 && i < a.ngs; i++) {
+    int rc = sa_run(s, d, file, INT64_MAX);
+    for (size_t i = 0; rc >= 0 && i < a->ngs; i++) {
         char buf[GD_NAME_MAX];
-        const char *name = gd_ana_name(&a, &a.gs[i], 1, buf);
-        track(out, a.gs[i].id, name, "", 2 * (uint64_t)i);
-        if (gd_hm_get(&e->region_gs, a.gs[i].id))
-            track(out, REGION_TID(a.gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
+        const char *name = gd_ana_name(a, &a->gs[i], 1, buf);
+        track(out, a->gs[i].id, name, "", 2 * (uint64_t)i);
+        if (gd_hm_get(&e->region_gs, a->gs[i].id))
+            track(out, REGION_TID(a->gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
     }
     if (rc >= 0) gd_out_s(out, "\n]}\n");
-    gd_ana_free(&a);
+    sa_free(s);
+    free(s);
+    e->s = NULL;
     return rc < 0 ? -1 : 0;
 }
 
