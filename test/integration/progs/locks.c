@@ -165,14 +165,20 @@ static void *chain_third(void *arg)
     return NULL;
 }
 
-static void chain(void)
+/* Runs the three routines in threads of their own, then joins them in order. */
+static void run3(void *(*a)(void *), void *(*b)(void *), void *(*c)(void *))
 {
+    void *(*fn[3])(void *) = {a, b, c};
     pthread_t t[3];
-    pthread_create(&t[0], NULL, chain_first, NULL);
-    pthread_create(&t[1], NULL, chain_second, NULL);
-    pthread_create(&t[2], NULL, chain_third, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, fn[i], NULL);
     for (int i = 0; i < 3; i++)
         pthread_join(t[i], NULL);
+}
+
+static void chain(void)
+{
+    run3(chain_first, chain_second, chain_third);
     puts("chain done");
 }
 
@@ -376,12 +382,7 @@ static void *stage3(void *arg)
 
 static void pipeline(void)
 {
-    pthread_t t[3];
-    pthread_create(&t[0], NULL, stage1, NULL);
-    pthread_create(&t[1], NULL, stage2, NULL);
-    pthread_create(&t[2], NULL, stage3, NULL);
-    for (int i = 0; i < 3; i++)
-        pthread_join(t[i], NULL);
+    run3(stage1, stage2, stage3);
     puts("pipeline done");
 }
 
