@@ -268,6 +268,7 @@ int flusher_fork_child(const char *path)
 {
     output_close(); /* the parent's; its lock stays with the parent's descriptor */
     output_unlock();
+    atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
     if (!path) {
         atomic_store(&F.stopped, 1);
         gen_stop();
@@ -281,7 +282,6 @@ int flusher_fork_child(const char *path)
     atomic_store(&F.final_dump, F.at_exit_dump);
     generation_fork_child();
     atomic_store(&F.stopped, 0);
-    atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
     atomic_store(&F.asked, 0);
     atomic_store(&F.served, 0);
     atomic_store(&F.final_asked, 0);
