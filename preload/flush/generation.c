@@ -242,4 +242,5 @@ void generation_fork_child(void)
 {
     G.nsnap = 0;
     G.mless[0].len = G.mless[1].len = 0;
+    so_fork_child(); /* the parent's holder and release records are not the child's */
 }

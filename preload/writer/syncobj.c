@@ -198,6 +198,14 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
     return n + name_of(addr, buf + n, cap - (size_t)n);
 }
 
+void so_fork_child(void)
+{
+    for (int par = 0; par < 2; par++) {
+        atomic_store(&rings[par].n, 0);
+        atomic_store(&rings[par].kicked, 0);
+    }
+}
+
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
 {
     unsigned par = (unsigned)(gen & 1);
