@@ -156,6 +156,7 @@ static void write_generation(uint64_t gen)
     if (atomic_exchange(&G.code_unloaded, 0)) { /* its addresses may now hold other code */
         sym_fini();
         if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
+        so_forget_names(); /* and its data other objects */
     }
     int ring = flight_on(); /* kept in memory, not written (flight.h) */
     uint64_t fg = ring ? flight_next_number() : output_generations() + 1;

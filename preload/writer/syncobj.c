@@ -198,6 +198,13 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
     return n + name_of(addr, buf + n, cap - (size_t)n);
 }
 
+void so_forget_names(void)
+{
+    for (size_t i = 0; i < SLOTS; i++)
+        if (atomic_load_explicit(&slots[i].name, memory_order_relaxed))
+            atomic_store_explicit(&slots[i].name, 0, memory_order_relaxed);
+}
+
 void so_fork_child(void)
 {
     for (int par = 0; par < 2; par++) {

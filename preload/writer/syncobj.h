@@ -43,6 +43,9 @@ static inline uint64_t so_reason(uint64_t base, const void *addr, uint64_t stk)
  * unknown, or minus the goroutine id of a thread that has not started yet. */
 void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder);
 void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk);
+/* Flusher, after a library was unloaded: the static names found so far are looked up again
+ * (its data addresses may now hold other objects). */
+void so_forget_names(void);
 /* In a forked child, single-threaded: the records are the parent's; dropped. */
 void so_fork_child(void);
 /* Flusher: the text of string s (len bytes) into buf (cap bytes) if s is an object's
