@@ -134,19 +134,21 @@ static void stack_text(uint64_t stk, char *buf, size_t cap)
 /* One part of the report: node i waits how long for which object, held by whom. */
 static size_t wait_text(const struct node *x, uint64_t now, char *buf, size_t cap)
 {
-    char who[300], holder[300] = "an unknown thread", obj[600];
+    char who[300], holder[320] = "", obj[600];
     thread_text(x, who, sizeof who);
     long h = node_of(x->holder);
-    if (h >= 0)
-        thread_text(&N.v[h], holder, sizeof holder);
-    else if (x->holder)
-        snprintf(holder, sizeof holder, "thread %lld", (long long)x->holder);
+    if (h >= 0) {
+        strcpy(holder, " held by ");
+        thread_text(&N.v[h], holder + 9, sizeof holder - 9);
+    } else if (x->holder > 0) {
+        snprintf(holder, sizeof holder, " held by thread %lld", (long long)x->holder);
+    } /* else nobody holds it (a condvar, a semaphore) or it is unknown: only a wake-up ends it */
     size_t olen = 0;
     const char *os = str_get(x->obj, &olen);
     int k = os ? so_text(os, olen, obj, sizeof obj) : -1;
     if (k < 0) snprintf(obj, sizeof obj, "%.*s", os ? (int)olen : 0, os ? os : "");
     const char *what = strncmp(obj, "sync: ", 6) ? obj : obj + 6;
-    int n = snprintf(buf, cap, "%s waits %llu ms for %s held by %s", who,
+    int n = snprintf(buf, cap, "%s waits %llu ms for %s%s", who,
                      (unsigned long long)((now - x->since) / 1000000), *what ? what : "an object",
                      holder);
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;

@@ -5,18 +5,25 @@
 # (killed afterwards) holds the report as a UserLog "gotrace.deadlock" and `gotrace hangs`
 # finds the cycle. condvar: a thread waits forever on never_signalled and main exits:
 # `gotrace hangs` lists it waiting on "condvar never_signalled" with no holder; no deadlock
-# report (GOTRACE_HANG_MS unset: off).
+# report (GOTRACE_HANG_MS unset: off). holder_blocked: wait_for_holder waits for hb_lock,
+# whose holder hold_and_wait waits forever on a condvar: with GOTRACE_HANG_MS=100 one report
+# "(blocked holder)" naming both threads, hb_lock and the condvar, no holder of the condvar.
 # itest-timeout: 60
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 source "$GT_ROOT/test/integration/lib_locks.sh"
 
 prog=$(build_prog locks)
+# wait_report N: waits (bounded, 20 s) for N stack lines of the report on the run's stderr.
+wait_report() {
+    for _ in $(seq 200); do
+        [ "$(grep -c '^gotrace: deadlock:   ' "$RUN_ERR" 2>/dev/null)" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "no deadlock report within 20 s: $(head -c 300 "$RUN_ERR")"
+}
+
 trace_start_bg abba GOTRACE_HANG_MS=100 -- "$prog" abba
-for _ in $(seq 200); do # bounded wait for the report (at most 20 s)
-    grep -q '^gotrace: deadlock:   ' "$RUN_ERR" 2>/dev/null && break
-    sleep 0.1
-done
-grep -q '^gotrace: deadlock:' "$RUN_ERR" || fail "no deadlock report within 20 s: $(head -c 300 "$RUN_ERR")"
+wait_report 2
 for _ in $(seq 50); do is_valid "$RUN_TRACE" && "$GT_DECODER" dump "$RUN_TRACE" | grep -q 'gotrace.deadlock' && break; sleep 0.1; done
 kill -KILL "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null || true
@@ -38,6 +45,18 @@ assert_eq "$(grep -c 'UserLog .*key="gotrace.deadlock"' "$RUN_TRACE.dump" || tru
 assert_contains "$RUN_TRACE.hangs" "1 deadlock" "gotrace hangs"
 grep -q '^deadlock: take_.* waiting on mutex lock_. held by take_.* waiting on mutex lock_. held by take_' \
     "$RUN_TRACE.hangs" || fail "gotrace hangs does not show the cycle: $(head -c 300 "$RUN_TRACE.hangs")"
+
+trace_start_bg holder GOTRACE_HANG_MS=100 -- "$prog" holder_blocked
+wait_report 2
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null || true
+assert_eq "$(grep -c '^gotrace: deadlock: [^ ]' "$RUN_ERR" || true)" 1 "blocked-holder reports"
+line=$(grep '^gotrace: deadlock: [^ ]' "$RUN_ERR")
+for want in "(blocked holder)" "wait_for_holder waits" "mutex hb_lock held by thread" \
+    "hold_and_wait waits" "condvar hb_never"; do
+    case "$line" in *"$want"*) ;; *) fail "the report does not say '$want': $line" ;; esac
+done
+case "$line" in *"hb_never held by"*) fail "the condvar has a holder in: $line" ;; esac
 
 trace_run condvar -- "$prog" condvar
 expect_status "locks condvar" 0

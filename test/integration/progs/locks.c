@@ -7,6 +7,8 @@
  *   rwlock   a writer holds table_lock 5 x 30 ms while a reader waits.
  *   abba     two threads take lock_a and lock_b in opposite orders: a deadlock (never ends).
  *   condvar  a thread waits on never_signalled forever; main exits after it is waiting.
+ *   holder_blocked  hold_and_wait holds hb_lock and waits forever on a condvar while
+ *            wait_for_holder waits for hb_lock (never ends).
  *   members  main holds queue.mu (a member of a static struct) and stripes[2] (of a static
  *            array) 20 ms while a thread waits on each.
  *   pipeline stage1 works 1 ms (CPU time) per item, stage2 4 ms, stage3 1 ms; 30 items through
@@ -258,6 +260,38 @@ static void abba(void)
     pthread_join(a, NULL);
 }
 
+/* ---- holder_blocked: the holder of table_lock waits forever on a condvar ---- */
+static pthread_mutex_t hb_lock = PTHREAD_MUTEX_INITIALIZER, hb_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hb_never = PTHREAD_COND_INITIALIZER;
+static atomic_int hb_held;
+
+static void *hold_and_wait(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&hb_lock);
+    atomic_store(&hb_held, 1);
+    pthread_mutex_lock(&hb_mu);
+    for (;;)
+        pthread_cond_wait(&hb_never, &hb_mu);
+    return NULL;
+}
+
+static void *wait_for_holder(void *arg)
+{
+    (void)arg;
+    spin_until(&hb_held, 1);
+    pthread_mutex_lock(&hb_lock); /* its holder never releases it */
+    return NULL;
+}
+
+static void holder_blocked(void)
+{
+    pthread_t h, w;
+    pthread_create(&h, NULL, hold_and_wait, NULL);
+    pthread_create(&w, NULL, wait_for_holder, NULL);
+    pthread_join(w, NULL);
+}
+
 /* ---- condvar ---- */
 static pthread_mutex_t cv_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never_signalled = PTHREAD_COND_INITIALIZER;
@@ -403,6 +437,8 @@ int main(int argc, char **argv)
         pipeline();
     else if (!strcmp(m, "members"))
         members();
+    else if (!strcmp(m, "holder_blocked"))
+        holder_blocked();
     else
         return 2;
     return 0;
