@@ -170,7 +170,7 @@ static void write_generation(uint64_t gen)
         if (sc.open) enc_struct_end(&G.out);
     }
     if (G.out.len == events_start) return; /* nothing happened: no generation */
-    so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
+    so_encode(&G.out, gen, fg);            /* holders and releases of sync objects */
     struct visit v = {gen, fg};
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &v);

@@ -15,7 +15,7 @@
 
 #define SLOTS (1u << 16)
 #define PROBE 8
-#define MAX_NAMED 8192 /* objects with a reason of their own: the string table is shared */
+#define MAX_NAMED 8192  /* objects with a reason of their own: the string table is shared */
 #define RING (1u << 15) /* records per generation parity */
 #define PLACEHOLDER_TAG 0x01
 #define PLACEHOLDER_LEN 17
