@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
+#include "syncana.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ static void row(struct gd_out *o, const char *name, const char *gid, const char 
              name, gid, mid, b[0], b[1], b[2], b[3], b[4], blocks, sys, samples);
 }
 
-static void threads(struct gd_out *out, const struct gd_ana *a)
+static void threads(struct gd_out *out, const struct gd_ana *a, const struct sa *s)
 {
     uint32_t *idx = malloc((a->ngs + 1) * sizeof(*idx));
     if (!idx) return;
@@ -87,8 +88,15 @@ static void threads(struct gd_out *out, const struct gd_ana *a)
         for (uint32_t r = 0; r < g->nreasons; r++) {
             const struct gd_reason_acc *ra = &g->reasons[r];
             const char *rs = ra->reason ? a->str.s[ra->reason] : "";
-            gd_out_f(out, "    blocked on %-40s %11s in %" PRIu64 " waits\n",
+            gd_out_f(out, "    blocked on %-40s %11s in %" PRIu64 " waits",
                      *rs ? rs : "(no reason)", gd_fmt_dur(ra->ns, dur, sizeof(dur)), ra->count);
+            int64_t held;
+            uint32_t h = sa_top_holder(s, idx[k], ra->reason, &held);
+            if (h != SA_NONE) /* who made it wait most (syncana.h) */
+                gd_out_f(out, ", %.0f%% held by %s",
+                         ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0,
+                         gd_ana_name(a, &a->gs[h], 0, nb));
+            gd_out_c(out, '\n');
         }
     }
     char n[48];
@@ -137,14 +145,14 @@ static void annotations(struct gd_out *out, struct gd_ana *a)
     }
 }
 
-static int write_summary(struct gd_out *out, struct gd_analysed *x)
+static int write_summary(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s)
 {
     char dur[32];
-    struct gd_ana *a = &x->a;
+    struct gd_ana *a = &s->a;
     sort_ana = a;
     gd_out_f(out, "trace: %s, %" PRIu64 " events, %" PRIu64 " generations, duration %s\n\n",
-             x->o.file, x->d.nevents, x->d.ngens, gd_fmt_dur(a->tend - a->t0, dur, sizeof(dur)));
-    threads(out, a);
+             o->file, s->nevents, s->ngens, gd_fmt_dur(a->tend - a->t0, dur, sizeof(dur)));
+    threads(out, a, s);
     samples(out, a);
     annotations(out, a);
     return 0;
@@ -152,5 +160,5 @@ static int write_summary(struct gd_out *out, struct gd_analysed *x)
 
 int gd_cmd_summary(int argc, char **argv)
 {
-    return gd_cmd_analyse_write(argc, argv, "", usage, write_summary);
+    return gd_cmd_sync_write(argc, argv, "", usage, 0, write_summary);
 }

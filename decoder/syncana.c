@@ -122,9 +122,38 @@ struct sa_share *sa_share_of(struct sa_obj *o, uint32_t g)
 
 /* ns of a wait at gd_ana site index site are blamed on holder g: in object o's holders and
  * the site's (counted: this wait was counted for g already). */
-static void blame(struct sa *s, struct sa_obj *o, uint32_t site, uint32_t g, uint32_t stack,
-                  int64_t ns, int *counted)
+/* ns of the waits with key (waiter << 32 | reason) are blamed on holder g. */
+static void gblame(struct sa *s, uint64_t key, uint32_t g, int64_t ns)
 {
+    uint32_t *first = gd_hm_get(&s->gheldmap, key), head = first ? *first : SA_NONE, i = head;
+    while (i != SA_NONE && s->gheld[i].holder != g)
+        i = s->gheld[i].next;
+    if (i == SA_NONE) { /* a new holder, first in the list */
+        if (gd_grow((void **)&s->gheld, &s->gheldcap, s->ngheld + 1, sizeof(*s->gheld)) ||
+            gd_hm_put(&s->gheldmap, key, (uint32_t)s->ngheld))
+            return;
+        i = (uint32_t)s->ngheld++;
+        s->gheld[i] = (struct sa_gheld){g, head, 0};
+    }
+    s->gheld[i].ns += ns;
+}
+
+uint32_t sa_top_holder(const struct sa *s, uint32_t g, uint32_t reason, int64_t *ns)
+{
+    uint32_t *first = gd_hm_get(&s->gheldmap, (uint64_t)g << 32 | reason), best = SA_NONE;
+    *ns = 0;
+    for (uint32_t i = first ? *first : SA_NONE; i != SA_NONE; i = s->gheld[i].next)
+        if (s->gheld[i].ns > *ns) {
+            *ns = s->gheld[i].ns;
+            best = s->gheld[i].holder;
+        }
+    return best;
+}
+
+static void blame(struct sa *s, struct sa_obj *o, uint32_t site, uint64_t gkey, uint32_t g,
+                  uint32_t stack, int64_t ns, int *counted)
+{
+    if (g != SA_NONE) gblame(s, gkey, g, ns);
     struct sa_share *h = sa_share_of(o, g);
     if (!h) return;
     h->ns += ns;
@@ -149,7 +178,7 @@ static void blame(struct sa *s, struct sa_obj *o, uint32_t site, uint32_t g, uin
 
 /* A wait of goroutine gi on object oi over [start, end] ended: its totals, site and blame. */
 static void wait_ended(struct sa *s, uint32_t oi, const struct sa_g *x, uint32_t site,
-                       int64_t start, int64_t end)
+                       uint64_t gkey, int64_t start, int64_t end)
 {
     struct sa_obj *o = &s->objs[oi];
     int64_t d = end - start;
@@ -173,12 +202,12 @@ static void wait_ended(struct sa *s, uint32_t oi, const struct sa_g *x, uint32_t
     for (size_t i = first; i < last; i++) {
         int counted = 0;
         int64_t part = o->rel[i].t - prev + (i + 1 == last ? end - o->rel[i].t : 0);
-        blame(s, o, site, sa_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
+        blame(s, o, site, gkey, sa_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
         prev = o->rel[i].t;
     }
     if (first == last) {
         int counted = 0;
-        blame(s, o, site, x->holder, 0, d, &counted);
+        blame(s, o, site, gkey, x->holder, 0, d, &counted);
     }
 }
 
@@ -292,7 +321,8 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     uint32_t obj = SA_NONE;
     if (state == GS_WAITING && x->waiting && x->since == start) {
         obj = x->obj;
-        if (obj != SA_NONE) wait_ended(s, obj, x, g->site, start, end);
+        if (obj != SA_NONE)
+            wait_ended(s, obj, x, g->site, (uint64_t)gi << 32 | g->reason, start, end);
         x->waiting = s->finishing; /* a wait open at the end stays described (hangs) */
     }
     if (!s->want_intervals || s->iv_over) return;
@@ -478,6 +508,8 @@ void sa_free(struct sa *s)
     gd_hm_free(&s->recmap);
     gd_hm_free(&s->sitemap);
     gd_hm_free(&s->siteheld);
+    gd_hm_free(&s->gheldmap);
+    free(s->gheld);
     free(s->held);
     gd_hm_free(&s->rcache);
     gd_ana_free(&s->a);
@@ -507,6 +539,8 @@ int sa_run(struct sa *s, struct gd_dec *d, const char *file, int64_t stop)
     }
     s->finishing = 1;
     if (rc == 0) gd_ana_finish(&s->a);
+    s->nevents = d->nevents;
+    s->ngens = d->ngens;
     return 0;
 }
 

@@ -38,6 +38,11 @@ struct sa_held { /* a holder's part of the waits at one waiting site (gd_ana's s
     int64_t ns;
 };
 
+struct sa_gheld {          /* a holder's part of one goroutine's waits with one reason (summary) */
+    uint32_t holder, next; /* next: the same goroutine and reason's next holder, SA_NONE */
+    int64_t ns;
+};
+
 struct sa_site {    /* one waiting stack of an object */
     uint32_t stack; /* interned text */
     uint64_t count;
@@ -103,6 +108,10 @@ struct sa {
     struct gd_hmap sitemap;  /* object << 32 | stack text -> index in the object's sites */
     struct gd_hmap rcache;   /* this generation: reason string id -> object + 1 (0: none) */
     struct gd_hmap siteheld; /* site << 32 | holder -> index in held */
+    struct gd_hmap gheldmap; /* waiter << 32 | reason (interned) -> first index in gheld */
+    struct sa_gheld *gheld;
+    size_t ngheld, gheldcap;
+    uint64_t nevents, ngens; /* of the decoder, when sa_run ends */
     struct sa_held *held;    /* holders by waiting site (contention), known holders only */
     size_t nheld, heldcap;
     struct sa_obj *objs;
@@ -139,6 +148,9 @@ void sa_chain(struct sa *s);
 int sa_run(struct sa *s, struct gd_dec *d, const char *file, int64_t stop);
 /* The holder share of object o for goroutine g (creating it); NULL when out of memory. */
 struct sa_share *sa_share_of(struct sa_obj *o, uint32_t g);
+/* The holder blamed most for goroutine g's waits with reason (an interned reason of its
+ * gd_reason_acc), and *ns its part; SA_NONE if none is known. */
+uint32_t sa_top_holder(const struct sa *s, uint32_t g, uint32_t reason, int64_t *ns);
 /* The goroutine index running on thread m last, SA_NONE if none. */
 uint32_t sa_g_of_m(const struct sa *s, uint64_t m);
 /* The releases of o in (after, upto]: their index range [*first, *end). */

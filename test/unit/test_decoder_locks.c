@@ -170,6 +170,11 @@ Test(locks, contention_shows_holders)
     cr_assert(strstr(out, "#1  sync: mutex L  waits=2  total=1.45us"), "%s", out);
     cr_assert(strstr(out, "  held by: G1 (950ns), f (G3) (500ns)\n"), "%s", out);
     free(out);
+    /* The summary's reason lines name the holder blamed most. */
+    out = run(gd_cmd_summary, text, NULL, 0);
+    cr_assert(strstr(out, "in 1 waits, 56% held by f\n"), "%s", out);
+    cr_assert(strstr(out, "in 1 waits, 100% held by G1\n"), "%s", out);
+    free(out);
     /* The export names the holder at block time of each blocked slice. */
     out = run(gd_cmd_export, text, (const char *const[]){"--format", "chrome", "-o", "-", NULL}, 0);
     cr_assert(strstr(out, "\"name\":\"blocked: sync: mutex L\",\"args\":{\"holder\":\"G1\"}}"),
