@@ -3,7 +3,8 @@
  * barrier), absl and LLVM's libomp block. A wait that may block is a sync wait (reason
  * "sync: futex", named after the futex word as lock identity names objects, syncobj.h), queued
  * on the word; a wake wakes, with the waker's stack, the traced waiters queued on the word
- * before it, as many as the kernel woke. glibc's own futex calls are inline system calls and
+ * before it: all of them before the real call when it wakes at least as many, else as many as
+ * the kernel woke, oldest first, after it. glibc's own futex calls are inline system calls and
  * never come here (its locks are traced by hooks/sync.c).
  * Invariants: the real call is made exactly once, with the program's arguments, and its result
  * and errno are the caller's; a wait that cannot block (the word no longer holds the expected
@@ -16,6 +17,7 @@
 #include "real.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -72,6 +74,16 @@ static long woken_at_first(int cmd, const long a[6], long r)
     return r;
 }
 
+/* A plain wake of at least as many threads as are queued on the word wakes them all: they are
+ * woken in the trace before the real call, while they still wait (after it, a waiter the
+ * kernel woke may end its wait first, and the waker would go unnamed). */
+static int wakes_all_queued(int cmd, const long a[6], void *key)
+{
+    if (cmd != FUTEX_WAKE && cmd != FUTEX_WAKE_BITSET) return 0;
+    int n = waitq_count(key);
+    return n > 0 && n <= a[2];
+}
+
 GOTRACE_API_FN static long futex_wake(int cmd, const long a[6])
 {
     void *key = (void *)a[0], *key2 = cmd == FUTEX_WAKE_OP ? (void *)a[4] : NULL;
@@ -80,6 +92,11 @@ GOTRACE_API_FN static long futex_wake(int cmd, const long a[6])
     if (!self) return real_futex(a);
     unsigned adds = waitq_adds(key), adds2 = key2 ? waitq_adds(key2) : 0;
     uint64_t stk = tr_stack();
+    if (wakes_all_queued(cmd, a, key)) {
+        tr_released(self, key, stk);
+        waitq_wake_before(key, self, stk, adds, INT_MAX);
+        return real_futex(a);
+    }
     long r = real_futex(a);
     int saved = errno;
     long first = woken_at_first(cmd, a, r);
