@@ -189,8 +189,7 @@ static int fill_sync(struct gd_out *out, void *ctx)
     return w->write(out, w->o, w->s);
 }
 
-int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage,
-                      int want_intervals,
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
                       int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s))
 {
     struct gd_cmd_opts o;
@@ -204,7 +203,9 @@ int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *us
         fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
         return GD_EXIT_BAD_TRACE;
     }
-    sa_init(s, want_intervals);
+    sa_init(s, flags & GD_SYNC_INTERVALS);
+    s->holders_only = !!(flags & GD_SYNC_HOLDERS_ONLY);
+    if (s->holders_only) s->a.want_stacks = 0; /* no thread's current stack is shown */
     s->region_name = o.region;
     s->task = o.task;
     rc = sa_run(s, &d, o.file, o.at >= 0 ? o.at : INT64_MAX);

@@ -55,12 +55,13 @@ struct gd_analysed {
 int gd_cmd_analyse_write(int argc, char **argv, const char *allowed, const char *usage,
                          int (*write)(struct gd_out *out, struct gd_analysed *x));
 
-/* The same for the sync commands (locks, critical-path, hangs): the trace analysed into a
- * struct sa (syncana.h; intervals kept when want_intervals, events up to --at only when
- * "at" is allowed), then write(out, o, s). */
+/* The same for the commands on syncana (locks, critical-path, hangs; summary, contention): the
+ * trace analysed into a struct sa (syncana.h; flags: GD_SYNC_INTERVALS keeps the intervals,
+ * GD_SYNC_HOLDERS_ONLY wants only holders; events up to --at only when "at" is allowed),
+ * then write(out, o, s). */
 struct sa;
-int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage,
-                      int want_intervals,
+enum { GD_SYNC_INTERVALS = 1, GD_SYNC_HOLDERS_ONLY = 2 };
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
                       int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct sa *s));
 
 /* A string of the current generation ("" when undefined). */

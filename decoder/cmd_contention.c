@@ -189,5 +189,5 @@ static int write_contention(struct gd_out *out, const struct gd_cmd_opts *o, str
 
 int gd_cmd_contention(int argc, char **argv)
 {
-    return gd_cmd_sync_write(argc, argv, "top", usage, 0, write_contention);
+    return gd_cmd_sync_write(argc, argv, "top", usage, GD_SYNC_HOLDERS_ONLY, write_contention);
 }

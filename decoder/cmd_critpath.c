@@ -95,5 +95,6 @@ none:
 
 int gd_cmd_critical_path(int argc, char **argv)
 {
-    return gd_cmd_sync_write(argc, argv, "thread,region,task,from,to,top", usage, 1, write_path);
+    return gd_cmd_sync_write(argc, argv, "thread,region,task,from,to,top", usage, GD_SYNC_INTERVALS,
+                             write_path);
 }

@@ -178,9 +178,11 @@ static int write_json(struct exp *e, struct gd_dec *d, const char *file)
         return -1;
     }
     sa_init(s, 0); /* the holders of waits (syncana.h), fed with the export's callbacks */
+    s->holders_only = 1;
     s->a.cb = &callbacks;
     s->a.user = e;
     sa_chain(s);
+    s->a.want_stacks = 0; /* holders only: no stack texts per interval */
     e->s = s;
     struct gd_ana *a = &s->a;
     gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"

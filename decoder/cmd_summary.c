@@ -160,5 +160,5 @@ static int write_summary(struct gd_out *out, const struct gd_cmd_opts *o, struct
 
 int gd_cmd_summary(int argc, char **argv)
 {
-    return gd_cmd_sync_write(argc, argv, "", usage, 0, write_summary);
+    return gd_cmd_sync_write(argc, argv, "", usage, GD_SYNC_HOLDERS_ONLY, write_summary);
 }

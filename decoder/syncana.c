@@ -226,6 +226,7 @@ static int uv(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
 static int read_records(struct sa *s, const struct gd_gen *gen)
 {
     s->nrecs = 0;
+    s->any_records |= gen->nsync > 0;
     gd_hm_clear(&s->recmap);
     gd_hm_clear(&s->rcache);
     s->rec_gen = gen->num;
@@ -315,6 +316,7 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
                      int64_t end)
 {
     struct sa *s = a->user;
+    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     uint32_t gi = (uint32_t)(g - a->gs);
     struct sa_g *x = gx_of(s, gi);
     if (!x) return;
@@ -347,6 +349,7 @@ static void on_wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct
 {
     (void)flow;
     struct sa *s = a->user;
+    if (!s->want_intervals) return;
     struct sa_g *x = gx_of(s, (uint32_t)(wakee - a->gs));
     if (x && x->niv && x->iv[x->niv - 1].end == t)
         x->iv[x->niv - 1].waker = (uint32_t)(waker - a->gs);
@@ -424,6 +427,9 @@ void sa_chain(struct sa *s)
 /* After the analysis took ev: threads, creations, tasks, and the object of a GoBlock. */
 static int after_event(struct sa *s, const struct gd_tev *ev, const struct gd_gen *gen)
 {
+    /* Before the first records, holders only: every generation states the threads that run
+     * (GoStatus with their M) before its records, which then find their holders. */
+    if (s->holders_only && !s->any_records) return 0;
     /* The goroutine each thread runs changes only at these (hashing every event is slow). */
     uint64_t m = GD_NONE, on = 0;
     if (ev->type == GO_EV_GO_START || ev->type == GO_EV_GO_CREATE_SYSCALL)

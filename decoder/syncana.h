@@ -99,6 +99,9 @@ struct sa_region { /* the longest region instance of the wanted name */
 struct sa {
     struct gd_ana a;
     int want_intervals;
+    int holders_only;       /* only holders are wanted (summary, contention, export): waits are not
+                               followed before the trace's first record (none can have a holder) */
+    int any_records;        /* a generation so far had gotrace's records */
     struct gd_hmap objmap;  /* interned name -> object */
     struct gd_hmap addrmap; /* object address -> object */
     struct gd_hmap mmap;    /* thread (M) -> goroutine index running on it last */
