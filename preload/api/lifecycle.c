@@ -21,6 +21,7 @@
 #include "fence.h"
 #include "stack.h"
 #include "strtab.h"
+#include "symcache.h"
 #include "tracer.h"
 #include "waitq.h"
 
@@ -184,7 +185,8 @@ void tr_init(void)
         goto done;
     }
     tr_reasons_init();
-    const char *clock = clock_end(); /* before the first event */
+    symcache_dir(cfg.symcache);            /* read at the first symbolization, on the flusher */
+    const char *clock = clock_end();       /* before the first event */
     hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     if (flusher_start(&cfg, path) != 0) goto done;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);

@@ -7,10 +7,12 @@
  * The compilation unit of a pc comes from .debug_aranges when the module has them (libdw's
  * lookup), else from the units' own address ranges (DW_AT_ranges / low_pc..high_pc), read once
  * per module into a sorted table: clang and rustc emit no .debug_aranges by default. Frames
- * are marked as a language runtime's (runtime_name) for the thread names of stack.h. */
+ * are marked as a language runtime's (runtime_name) for the thread names of stack.h. The
+ * machine's symbol cache (symcache.h) answers first; what libdwfl resolves is added to it. */
 #include "symbolize.h"
 
 #include "demangle.h"
+#include "log.h"
 #include "stack.h"
 #include "strtab.h"
 
@@ -54,7 +56,9 @@ struct unit_fns {
     size_t n, cap;
     struct fn_range *r;
 };
-static Dwfl *dwfl;
+static int ready;  /* sym_init was called */
+static Dwfl *dwfl; /* begun at the first lookup the symbol cache does not answer */
+static int dwfl_failed;
 static char *debuginfo_path;
 static struct mod_ranges *mods; /* built on demand, dropped at every report */
 static size_t nmods;
@@ -135,12 +139,23 @@ static void report(void)
 
 int sym_init(void)
 {
-    if (dwfl) return 0;
     if (str_init() != 0) return -1;
-    dwfl = dwfl_begin(&callbacks);
-    if (!dwfl) return -1;
-    report();
+    ready = 1;
     return 0;
+}
+
+/* Whether the Dwfl exists, begun (and the modules reported) on first need. */
+static int have_dwfl(void)
+{
+    if (dwfl || dwfl_failed) return dwfl != NULL;
+    dwfl = dwfl_begin(&callbacks);
+    if (!dwfl) {
+        dwfl_failed = 1;
+        gt_log("symbolization unavailable; stacks will show addresses only");
+        return 0;
+    }
+    report();
+    return 1;
 }
 
 /* ---- compilation units by address, without .debug_aranges ---- */
@@ -513,15 +528,17 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
     return n;
 }
 
-/* One frame from the ELF symbol table: name (or module+offset), file = module path. */
+/* One frame from the ELF symbol table: name (or module+offset), file = module path (then
+ * *modpath is set). */
 static void elf_frame(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct sym_frame *out,
-                      uint32_t *runtime)
+                      uint32_t *runtime, int *modpath)
 {
     Dwarf_Addr base;
     const char *path = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
     const char *name = dwfl_module_addrname(mod, addr);
     out->pc = pc;
     out->file_str = path && !own_module(mod) ? str_intern_cstr(path) : 0;
+    *modpath = out->file_str != 0;
     out->line = 0;
     if (runtime_module(path) || (name && runtime_name(demangle_name(name)))) *runtime = 1;
     if (name) {
@@ -548,9 +565,14 @@ static Dwfl_Module *module_at(Dwarf_Addr addr)
     return addr >= start && addr < end ? mod : NULL;
 }
 
-static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
+/* The frames of pc with libdwfl; *modpath as elf_frame. */
+static int resolve_dwfl(uintptr_t pc, struct sym_frame *out, uint32_t *runtime, int *modpath)
 {
     Dwarf_Addr addr = pc ? pc - 1 : 0;
+    if (!have_dwfl()) {
+        *out = (struct sym_frame){pc, 0, 0, 0};
+        return 1;
+    }
     Dwfl_Module *mod = module_at(addr);
     if (!mod) {
         report();
@@ -563,8 +585,19 @@ static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
     int n = dwarf_frames(mod, addr, pc, out, runtime);
     if (n > 0) return n;
     *runtime = 0;
-    elf_frame(mod, addr, pc, out, runtime);
+    elf_frame(mod, addr, pc, out, runtime, modpath);
     return 1;
+}
+
+/* The frames of pc: from the symbol cache, else resolved (and then cached). */
+static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
+{
+    struct symcache_module *cm = symcache_module(pc ? pc - 1 : 0);
+    int n = cm ? symcache_get(cm, pc, out, MAX_INLINE, runtime) : 0, modpath = 0;
+    if (n > 0) return n;
+    n = resolve_dwfl(pc, out, runtime, &modpath);
+    if (cm) symcache_put(cm, pc, out, n, *runtime, modpath);
+    return n;
 }
 
 static size_t slot_of(uintptr_t pc)
@@ -649,7 +682,7 @@ static int late_frame(uintptr_t pc, struct sym_frame *out)
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
 {
     if (max < 1) return 0;
-    if (!dwfl) {
+    if (!ready) {
         *out = (struct sym_frame){pc, 0, 0, 0};
         return 1;
     }
@@ -758,7 +791,7 @@ static int variable_type(Dwfl_Module *mod, const char *name, Dwarf_Die *type)
 
 int sym_data(uintptr_t addr, char *buf, size_t cap)
 {
-    if (!dwfl || cap == 0) return 0;
+    if (!ready || cap == 0 || !have_dwfl()) return 0;
     Dwfl_Module *mod = module_at(addr);
     GElf_Off off = 0;
     GElf_Sym sym;
@@ -785,6 +818,9 @@ void sym_fini(void)
     cache = NULL;
     cache_cap = cache_len = 0;
     drop_ranges();
+    symcache_forget();
     if (dwfl) dwfl_end(dwfl);
     dwfl = NULL;
+    dwfl_failed = 0;
+    ready = 0;
 }

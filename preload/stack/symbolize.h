@@ -1,30 +1,27 @@
 /* symbolize.h: pc -> (function, file, line) with elfutils libdw, for the flusher only.
- * Invariants: never called on the event path; results are cached across generations;
- * modules loaded after start (dlopen) are found by re-reporting the process maps on a miss.
- * Function and file names are interned in the string table (strings.h). */
+ * Invariants: never called on the event path; results are cached across generations, and on
+ * disk across processes (symcache.h: a pc the machine's cache knows costs no libdw at all);
+ * libdwfl is begun at the first pc the cache does not know, not at start; modules loaded after
+ * start (dlopen) are found by re-reporting the process maps on a miss. Function and file names
+ * are interned in the string table (strings.h). */
 #ifndef GOTRACE_SYMBOLIZE_H
 #define GOTRACE_SYMBOLIZE_H
+#include "symcache.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-struct sym_frame {
-    uintptr_t pc;      /* identity of the frame in the Stacks batch */
-    uint64_t func_str; /* string id, 0 if unknown */
-    uint64_t file_str; /* string id, 0 if unknown */
-    uint64_t line;
-};
-/* 0 on success; calls str_init. Reports the process's current modules (cheap: debug info is
- * read lazily, per module, at its first lookup). */
+/* 0 on success; calls str_init. Cheap: no file is read until the first lookup. */
 int sym_init(void);
 /* Frames for return address pc (inlined frames expanded, innermost first), at most max;
  * returns how many were written (>= 1 when max >= 1, but 0 for a stack_named frame with
  * nothing to show). Names are demangled (C++, Rust legacy and v0); the tracer's own inlined
  * helpers never show (its hooks appear as the interposed function only); the synthetic pcs of
- * stack.h resolve to "main" and to a thread's first frame of the program's own code. The innermost frame has .pc == pc; the
- * k-th enclosing inlined caller has .pc == pc | k << 56, so a pc still names one frame. No
- * DWARF: the ELF symbol (or "module+0xoff") with the module's path as file and line 0; no
- * module: func "?". Before sym_init: one frame with no strings. A caller filling a Stack must
- * cap the total at GO_MAX_STACK_FRAMES (inline expansion can make a stack longer than its pcs)
+ * stack.h resolve to "main" and to a thread's first frame of the program's own code. The innermost
+ * frame has .pc == pc; the k-th enclosing inlined caller has .pc == pc | k << 56, so a pc still
+ * names one frame. No DWARF: the ELF symbol (or "module+0xoff") with the module's path as file and
+ * line 0; no module: func "?". Before sym_init: one frame with no strings. A caller filling a Stack
+ * must cap the total at GO_MAX_STACK_FRAMES (inline expansion can make a stack longer than its pcs)
  * and str_mark the func/file ids it writes. With DEBUGINFOD_URLS set in the traced process,
  * libdw may query debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);

@@ -155,6 +155,27 @@ static void parse_out(config_getenv_fn getenv_fn, config_warn_fn warn, struct gt
     memcpy(c->out_pattern, v, n + 1);
 }
 
+/* GOTRACE_SYMCACHE: a directory, or 0 for none; unset: under the XDG cache directory. */
+static void parse_symcache(config_getenv_fn getenv_fn, config_warn_fn warn, struct gt_config *c)
+{
+    const char *v = lookup(getenv_fn, "GOTRACE_SYMCACHE"), *base = NULL, *tail = "";
+    if (v == NULL) {
+        base = lookup(getenv_fn, "XDG_CACHE_HOME");
+        tail = "/gotrace";
+        if (base == NULL || base[0] != '/') {
+            base = lookup(getenv_fn, "HOME");
+            tail = "/.cache/gotrace";
+        }
+        if (base == NULL) return;
+    }
+    if (v != NULL && strcmp(v, "0") == 0) return;
+    int n = snprintf(c->symcache, sizeof c->symcache, "%s%s", v ? v : base, tail);
+    if (n < 0 || (size_t)n >= sizeof c->symcache) {
+        c->symcache[0] = 0;
+        if (v) warn_bad(warn, "GOTRACE_SYMCACHE", v, "is too long", "no symbol cache");
+    }
+}
+
 static void parse_mode(config_getenv_fn getenv_fn, config_warn_fn warn, struct gt_config *c)
 {
     const char *v = lookup(getenv_fn, "GOTRACE_MODE");
@@ -169,6 +190,7 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
 {
     config_defaults(c);
     parse_out(getenv_fn, warn, c);
+    parse_symcache(getenv_fn, warn, c);
     parse_range(getenv_fn, warn, "GOTRACE_PERIOD_MS", 10, 3600000, &c->period_ms);
     parse_bool(getenv_fn, warn, "GOTRACE_STACKS", &c->stacks);
     parse_range(getenv_fn, warn, "GOTRACE_STACK_DEPTH", 1, 128, &c->stack_depth);

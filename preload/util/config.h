@@ -32,6 +32,9 @@ struct gt_config {
     int flight_at_exit;            /* GOTRACE_FLIGHT_AT_EXIT, default 0: 1 = a dump at exit */
     uint32_t hang_ms;              /* GOTRACE_HANG_MS: report a deadlock or a wait on a blocked
                                       holder this old, default 0 (off), range 0..3600000 */
+    char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default
+                                      $XDG_CACHE_HOME/gotrace or $HOME/.cache/gotrace; "" = off
+                                      (GOTRACE_SYMCACHE=0, or neither variable set) */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

@@ -364,6 +364,49 @@ Test(config, bad_value_shown_sanitized)
     cr_assert(strchr(warns[0], '\n') == NULL && strchr(warns[0], '\x1b') == NULL, "%s", warns[0]);
 }
 
+/* ---- GOTRACE_SYMCACHE ---- */
+
+Test(config, symcache_default_follows_xdg_then_home)
+{
+    struct gt_config c = parse1("HOME", "/home/u");
+    cr_assert_str_eq(c.symcache, "/home/u/.cache/gotrace");
+    reset();
+    setvar("HOME", "/home/u");
+    setvar("XDG_CACHE_HOME", "/var/cache/u");
+    config_parse(&c, fake_getenv, fake_warn);
+    cr_assert_str_eq(c.symcache, "/var/cache/u/gotrace");
+    reset();
+    setvar("HOME", "/home/u");
+    setvar("XDG_CACHE_HOME", "relative"); /* not absolute: ignored, as the XDG spec says */
+    config_parse(&c, fake_getenv, fake_warn);
+    cr_assert_str_eq(c.symcache, "/home/u/.cache/gotrace");
+    expect_no_warning();
+    c = parse1("GOTRACE_OUT", "x.trace"); /* neither variable: no cache */
+    cr_assert_str_eq(c.symcache, "");
+}
+
+Test(config, symcache_set_or_off)
+{
+    struct gt_config c = parse1("GOTRACE_SYMCACHE", "/tmp/sc");
+    cr_assert_str_eq(c.symcache, "/tmp/sc");
+    reset();
+    setvar("HOME", "/home/u");
+    setvar("GOTRACE_SYMCACHE", "0");
+    config_parse(&c, fake_getenv, fake_warn);
+    cr_assert_str_eq(c.symcache, "");
+    expect_no_warning();
+}
+
+Test(config, symcache_too_long)
+{
+    static char v[GT_PATH_MAX + 10];
+    memset(v, 'c', sizeof v - 1);
+    v[sizeof v - 1] = '\0';
+    struct gt_config c = parse1("GOTRACE_SYMCACHE", v);
+    expect_one_warning("GOTRACE_SYMCACHE", "cccccccc", "no symbol cache");
+    cr_assert_str_eq(c.symcache, "");
+}
+
 /* ---- config_expand_path ---- */
 
 static void expand_ok(const char *pat, long pid, const char *want)

@@ -1,0 +1,401 @@
+/* symcache.c: resolved frames kept on disk, by module build ID and debug state. See symcache.h.
+ * A cache file holds one line per return address:
+ *   OFFSET RUNTIME N(\tFUNC\tFILE\tLINE){N}\n
+ * OFFSET (hex) is the address minus the module's load bias, RUNTIME (hex) the frames' runtime
+ * bits (symbolize.c), FILE is empty (none), "m" (the module's own path) or "f" and a path.
+ * Names are stored demangled; a name holding a tab or a newline is not cached. The modules
+ * come from dl_iterate_phdr and their build IDs from their PT_NOTE segments in memory: a hit
+ * reads no ELF file and never starts libdwfl. */
+#include "symcache.h"
+
+#include "config.h"
+#include "fds.h"
+#include "strtab.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_BUILD_ID 64
+#define MAX_FILE_BYTES (64u << 20) /* a cache file is neither read nor grown past this */
+
+struct slot {
+    uint64_t off;   /* address - bias */
+    const char *at; /* its line in buf, NULL: empty slot */
+};
+
+struct symcache_module {
+    uintptr_t lo, hi, bias;
+    unsigned char id[MAX_BUILD_ID];
+    size_t idlen;
+    char *name;   /* the loader's name; "" for the program */
+    char *path;   /* its real path (the "m" file), when first needed */
+    int loaded;   /* the cache file was read (or found missing, or cannot be) */
+    int writable; /* lines may be appended */
+    size_t size;  /* bytes in the file as far as this process knows */
+    char file[GT_PATH_MAX];
+    char *buf; /* the file's lines when loaded */
+    struct slot *tab;
+    size_t cap; /* power of two; at most half full */
+};
+
+static char dir[GT_PATH_MAX];
+static int dir_made;
+static struct symcache_module *mods;
+static size_t nmods;
+static int scanned;
+
+void symcache_dir(const char *d)
+{
+    snprintf(dir, sizeof dir, "%s", d ? d : "");
+}
+
+/* ---- the loaded modules ---- */
+
+static size_t note_build_id(const unsigned char *p, size_t size, size_t align, unsigned char *id)
+{
+    size_t at = 0;
+    while (at + sizeof(Elf64_Nhdr) <= size) {
+        const Elf64_Nhdr *n = (const Elf64_Nhdr *)(p + at);
+        size_t name = (n->n_namesz + align - 1) & ~(align - 1);
+        size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
+        size_t data = at + sizeof *n;
+        if (data + name + desc > size) return 0;
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(p + data, "GNU", 4) &&
+            n->n_descsz > 0 && n->n_descsz <= MAX_BUILD_ID) {
+            memcpy(id, p + data + name, n->n_descsz);
+            return n->n_descsz;
+        }
+        at = data + name + desc;
+    }
+    return 0;
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    size_t *index = ctx;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    int program = (*index)++ == 0 && !*name;
+    if (!program && name[0] != '/') return 0; /* the vDSO, or a name the loader did not keep */
+    struct symcache_module m = {.lo = UINTPTR_MAX, .bias = info->dlpi_addr};
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD) {
+            if (info->dlpi_addr + ph->p_vaddr < m.lo) m.lo = info->dlpi_addr + ph->p_vaddr;
+            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > m.hi)
+                m.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        } else if (ph->p_type == PT_NOTE && !m.idlen) {
+            m.idlen = note_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+                                    ph->p_filesz, ph->p_align == 8 ? 8 : 4, m.id);
+        }
+    }
+    if (!m.idlen || m.lo >= m.hi) return 0;
+    struct symcache_module *grown = realloc(mods, (nmods + 1) * sizeof *mods);
+    if (!grown || !(m.name = strdup(name))) return 0;
+    mods = grown;
+    mods[nmods++] = m;
+    return 0;
+}
+
+static void drop_modules(void)
+{
+    for (size_t i = 0; i < nmods; i++) {
+        free(mods[i].name);
+        free(mods[i].path);
+        free(mods[i].buf);
+        free(mods[i].tab);
+    }
+    free(mods);
+    mods = NULL;
+    nmods = 0;
+    scanned = 0;
+}
+
+static struct symcache_module *module_of(uintptr_t addr)
+{
+    for (size_t i = 0; i < nmods; i++)
+        if (addr >= mods[i].lo && addr < mods[i].hi) return &mods[i];
+    return NULL;
+}
+
+struct symcache_module *symcache_module(uintptr_t addr)
+{
+    if (!dir[0]) return NULL;
+    struct symcache_module *m = scanned ? module_of(addr) : NULL;
+    if (m) return m;
+    drop_modules(); /* first use, or loaded since */
+    size_t index = 0;
+    dl_iterate_phdr(add_module, &index);
+    scanned = 1;
+    return module_of(addr);
+}
+
+/* ---- the debug state: which local debug files symbolize.c could read ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t mix_file(uint64_t h, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return mix(h, 0);
+    h = mix(mix(h, (uint64_t)st.st_dev), (uint64_t)st.st_ino);
+    h = mix(mix(h, (uint64_t)st.st_size), (uint64_t)st.st_mtim.tv_sec);
+    return mix(h, (uint64_t)st.st_mtim.tv_nsec);
+}
+
+static int read_at(int fd, void *p, size_t n, uint64_t off)
+{
+    return pread(fd, p, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* The .gnu_debuglink name of the ELF file open on fd into link; 0 if it has none. */
+static int debuglink(int fd, char *link, size_t cap)
+{
+    Elf64_Ehdr eh;
+    if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum)
+        return 0;
+    Elf64_Shdr *sh = malloc(eh.e_shnum * sizeof *sh);
+    char *names = NULL;
+    int found = 0;
+    if (!sh || read_at(fd, sh, eh.e_shnum * sizeof *sh, eh.e_shoff) != 0) goto out;
+    const Elf64_Shdr *ns = &sh[eh.e_shstrndx];
+    if (ns->sh_size == 0 || ns->sh_size > (1u << 20) || !(names = malloc(ns->sh_size + 1)) ||
+        read_at(fd, names, ns->sh_size, ns->sh_offset) != 0)
+        goto out;
+    names[ns->sh_size] = 0;
+    for (size_t i = 0; i < eh.e_shnum && !found; i++) {
+        if (sh[i].sh_name >= ns->sh_size || strcmp(names + sh[i].sh_name, ".gnu_debuglink") != 0 ||
+            sh[i].sh_size < 2)
+            continue;
+        size_t n = sh[i].sh_size < cap ? sh[i].sh_size : cap - 1;
+        if (read_at(fd, link, n, sh[i].sh_offset) != 0) break;
+        link[n] = 0;
+        found = link[0] != 0 && strlen(link) < n;
+    }
+out:
+    free(names);
+    free(sh);
+    return found;
+}
+
+/* The path the module is opened by (the program through /proc/self/exe). */
+static const char *open_name(const struct symcache_module *m)
+{
+    return m->name[0] ? m->name : "/proc/self/exe";
+}
+
+/* A hash of the identity of every debug file symbolize.c's find_debuginfo would try for m:
+ * by build ID under /usr/lib/debug, and by .gnu_debuglink beside the file, in its .debug/ and
+ * under /usr/lib/debug. */
+static uint64_t debug_state(struct symcache_module *m, const char *hex)
+{
+    char p[GT_PATH_MAX], link[256];
+    uint64_t h = 0xcbf29ce484222325ull;
+    snprintf(p, sizeof p, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    h = mix_file(h, p);
+    int fd = open(open_name(m), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return h;
+    int has = debuglink(fd, link, sizeof link);
+    close(fd);
+    if (!has || strchr(link, '/')) return h;
+    if (!m->path) m->path = realpath(open_name(m), NULL);
+    const char *file = m->path ? m->path : open_name(m);
+    const char *slash = strrchr(file, '/');
+    int d = slash ? (int)(slash - file) : 0;
+    static const char *const forms[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        snprintf(p, sizeof p, forms[i], d, file, link);
+        h = mix_file(h, p);
+    }
+    return h;
+}
+
+/* ---- the cache file ---- */
+
+static size_t slot_of(const struct symcache_module *m, uint64_t off)
+{
+    size_t i = (size_t)(off * 0x9e3779b97f4a7c15ull >> 20) & (m->cap - 1);
+    while (m->tab[i].at && m->tab[i].off != off)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* Indexes the whole lines of m->buf (len bytes) by offset; the first line of an offset wins. */
+static void index_lines(struct symcache_module *m, size_t len)
+{
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += m->buf[i] == '\n';
+    for (m->cap = 16; m->cap < 2 * lines;)
+        m->cap *= 2;
+    if (!(m->tab = calloc(m->cap, sizeof *m->tab))) return;
+    for (char *at = m->buf, *nl; (nl = memchr(at, '\n', len - (size_t)(at - m->buf))) != NULL;
+         at = nl + 1) {
+        char *end;
+        errno = 0;
+        uint64_t off = strtoull(at, &end, 16);
+        if (end == at || *end != ' ' || errno) continue;
+        size_t i = slot_of(m, off);
+        if (!m->tab[i].at) m->tab[i] = (struct slot){off, at};
+    }
+}
+
+static void load(struct symcache_module *m)
+{
+    m->loaded = 1;
+    char hex[2 * MAX_BUILD_ID + 1];
+    for (size_t i = 0; i < m->idlen; i++)
+        snprintf(hex + 2 * i, 3, "%02x", m->id[i]);
+    int n = snprintf(m->file, sizeof m->file, "%s/%s.%016llx.sym", dir, hex,
+                     (unsigned long long)debug_state(m, hex));
+    if (n < 0 || (size_t)n >= sizeof m->file) return;
+    m->writable = 1;
+    int fd = open(m->file, O_RDONLY | O_CLOEXEC); /* read with pread: never a stream's data */
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size > MAX_FILE_BYTES ||
+        !(m->buf = malloc((size_t)st.st_size + 1))) {
+        m->writable = 0;
+        close(fd);
+        return;
+    }
+    size_t len = 0;
+    for (ssize_t k; len < (size_t)st.st_size; len += (size_t)k)
+        if ((k = pread(fd, m->buf + len, (size_t)st.st_size - len, (off_t)len)) <= 0) break;
+    close(fd);
+    m->buf[len] = 0;
+    m->size = len;
+    index_lines(m, len);
+}
+
+/* The next tab-separated field of a line at *p (up to end): its start and length. */
+static const char *field(const char **p, const char *end, size_t *len)
+{
+    if (*p >= end || **p != '\t') return NULL;
+    const char *s = ++*p;
+    while (*p < end && **p != '\t')
+        ++*p;
+    *len = (size_t)(*p - s);
+    return s;
+}
+
+int symcache_get(struct symcache_module *m, uintptr_t pc, struct sym_frame *out, int max,
+                 uint32_t *runtime)
+{
+    if (!m->loaded) load(m);
+    if (!m->tab) return 0;
+    const char *at = m->tab[slot_of(m, pc - m->bias)].at;
+    if (!at) return 0;
+    const char *end = strchr(at, '\n'), *p;
+    char *e;
+    strtoull(at, &e, 16);
+    unsigned long bits = strtoul(e, &e, 16);
+    long n = strtol(e, &e, 10);
+    if (n < 1 || n > max) return 0;
+    p = e;
+    for (int k = 0; k < n; k++) {
+        size_t flen, plen, llen;
+        const char *func = field(&p, end, &flen), *file = field(&p, end, &plen);
+        const char *line = field(&p, end, &llen);
+        if (!func || !file || !line || !flen || (plen && *file != 'm' && *file != 'f')) return 0;
+        uint64_t file_str = 0;
+        if (plen && *file == 'f') {
+            file_str = str_intern(file + 1, plen - 1);
+        } else if (plen) {
+            if (!m->path) m->path = realpath(open_name(m), NULL);
+            file_str = m->path ? str_intern_cstr(m->path) : 0;
+        }
+        out[k] = (struct sym_frame){pc | (uintptr_t)k << 56, str_intern(func, flen), file_str,
+                                    strtoull(line, NULL, 10)};
+    }
+    if (p != end) return 0;
+    *runtime = (uint32_t)bits;
+    return (int)n;
+}
+
+/* mkdir -p dir, mode 0700; 0 when it exists. */
+static int make_dir(void)
+{
+    char p[GT_PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) return -1;
+        if (!(*s = c)) return 0;
+    }
+}
+
+/* Appends a field: prefix and the text of string id (nothing for id 0) to buf at *len; -1 if
+ * it does not fit or the text holds a tab or a newline. */
+static int put_field(char *buf, size_t cap, size_t *len, const char *prefix, uint64_t id)
+{
+    size_t n = 0;
+    const char *s = id ? str_get(id, &n) : "";
+    if (!s || memchr(s, '\t', n) || memchr(s, '\n', n)) return -1;
+    int k = snprintf(buf + *len, cap - *len, "\t%s%.*s", id ? prefix : "", (int)n, s);
+    if (k < 0 || (size_t)k >= cap - *len) return -1;
+    *len += (size_t)k;
+    return 0;
+}
+
+void symcache_put(struct symcache_module *m, uintptr_t pc, const struct sym_frame *f, int n,
+                  uint32_t runtime, int modpath)
+{
+    if (!m->loaded) load(m);
+    if (!m->writable || n < 1) return;
+    size_t cap = 64 + (size_t)n * (2 * 4096 + 32), len = 0;
+    char *buf = malloc(cap);
+    if (!buf) return;
+    int k = snprintf(buf, cap, "%llx %x %d", (unsigned long long)(pc - m->bias), runtime, n);
+    int ok = k > 0;
+    len = ok ? (size_t)k : 0;
+    for (int i = 0; ok && i < n; i++) {
+        ok = f[i].func_str != 0 && put_field(buf, cap, &len, "", f[i].func_str) == 0;
+        if (ok && modpath) { /* the path is this process's name of the module */
+            ok = put_field(buf, cap, &len, "", 0) == 0 && len + 1 < cap;
+            if (ok) buf[len++] = 'm';
+        } else if (ok) {
+            ok = put_field(buf, cap, &len, "f", f[i].file_str) == 0;
+        }
+        k = ok ? snprintf(buf + len, cap - len, "\t%llu", (unsigned long long)f[i].line) : -1;
+        ok = k > 0 && (size_t)k < cap - len - 1;
+        len += ok ? (size_t)k : 0;
+    }
+    if (ok) buf[len++] = '\n';
+    if (ok && m->size + len <= MAX_FILE_BYTES && (dir_made || make_dir() == 0)) {
+        dir_made = 1;
+        int fd = open(m->file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            fd = fds_high(fd);
+            if (write(fd, buf, len) == (ssize_t)len)
+                m->size += len;
+            else
+                m->writable = 0;
+            close(fd);
+        } else {
+            m->writable = 0;
+        }
+    }
+    free(buf);
+}
+
+void symcache_forget(void)
+{
+    drop_modules();
+}

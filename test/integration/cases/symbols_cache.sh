@@ -1,0 +1,66 @@
+# symbols_cache: the machine's symbol cache (preload/stack/symcache.c, docs/stacks.md). sync_hold
+# is built with -g and traced with an empty cache directory; then the same binary with its
+# DWARF and symbol table stripped (strip keeps the build ID) is traced at another path. Checks:
+# the first run names the known wait with sync_hold.c:LINE; the stripped copy, with the cache,
+# gives exactly the same stack lines (its frames came from the cache, as it has no DWARF left);
+# the stripped copy without the cache (GOTRACE_SYMCACHE=0) has no such line (what the cache
+# gave is not what the file gives); a debug file installed beside the stripped copy afterwards
+# (.gnu_debuglink, another build: no line) is seen, not hidden by the cache; a cache file made
+# of garbage lines is ignored.
+
+stack_checks_follow
+dir=$CASE_DIR/prog
+cache=$CASE_DIR/cache
+rm -rf "$dir" "$cache" && mkdir -p "$dir/copy"
+src=$GT_PROGS/sync_hold.c
+cc=${CC:-cc}
+"$cc" -O1 -g -pthread -D_GNU_SOURCE -o "$dir/hold" "$src" 2>"$CASE_DIR/build.log" ||
+    fail "cannot build sync_hold: $(head -c 300 "$CASE_DIR/build.log")"
+line=$(grep -n 'the known wait' "$src" | cut -d: -f1)
+strip --strip-all -o "$dir/copy/hold" "$dir/hold"
+
+stack_lines() { "$GT_BUILD/gotrace" dump --stacks "$1" | grep '^	' | grep -v '^	new_stack:' | sort -u; }
+frames() { "$GT_BUILD/gotrace" dump --stacks "$1" | grep -c "$2" || true; }
+
+trace_run fresh GOTRACE_SYMCACHE="$cache" -- "$dir/hold"
+expect_status sync_hold 0
+validate "$RUN_TRACE"
+assert_ge "$(frames "$RUN_TRACE" "sync_hold.c:$line")" 10 "frames at sync_hold.c:$line, fresh"
+stack_lines "$RUN_TRACE" >"$CASE_DIR/fresh.stacks"
+# the stripped copy's ELF-symbol names would be hold+0x...: the program's file name differs
+sed "s|$dir/hold|$dir/copy/hold|g" "$CASE_DIR/fresh.stacks" >"$CASE_DIR/fresh.copy.stacks"
+
+trace_run cached GOTRACE_SYMCACHE="$cache" -- "$dir/copy/hold"
+expect_status sync_hold 0
+validate "$RUN_TRACE"
+stack_lines "$RUN_TRACE" >"$CASE_DIR/cached.stacks"
+assert_ge "$(frames "$RUN_TRACE" "sync_hold.c:$line")" 10 "frames at sync_hold.c:$line from the cache"
+extra=$(comm -13 "$CASE_DIR/fresh.copy.stacks" "$CASE_DIR/cached.stacks" | wc -l)
+assert_eq "$extra" 0 "stack lines of the cached run that the fresh run does not have"
+
+trace_run uncached GOTRACE_SYMCACHE=0 -- "$dir/copy/hold"
+expect_status sync_hold 0
+validate "$RUN_TRACE"
+assert_eq "$(frames "$RUN_TRACE" "sync_hold.c:")" 0 "frames with a line, stripped and uncached"
+
+# Another build's debug file beside the copy: its DWARF does not match (another build ID), so
+# symbolize.c reads no line from it; the cache must not answer from the old state either.
+"$cc" -O0 -g -pthread -D_GNU_SOURCE -o "$dir/other" "$src" 2>>"$CASE_DIR/build.log" ||
+    fail "cannot build the other sync_hold"
+mkdir -p "$dir/copy/.debug"
+objcopy --only-keep-debug "$dir/other" "$dir/copy/.debug/hold.debug"
+objcopy --add-gnu-debuglink="$dir/copy/.debug/hold.debug" "$dir/copy/hold" "$dir/copy/hold.linked"
+mv "$dir/copy/hold.linked" "$dir/copy/hold"
+trace_run relinked GOTRACE_SYMCACHE="$cache" -- "$dir/copy/hold"
+expect_status sync_hold 0
+validate "$RUN_TRACE"
+assert_eq "$(frames "$RUN_TRACE" "sync_hold.c:")" 0 "frames with a line after a debug file appeared"
+
+# Garbage in every cache file: ignored, the frames are resolved again.
+for f in "$cache"/*.sym; do
+    printf 'zz not a line\n12 0 9\tf\tfx\n1 0 1\t\tq\t3\n\x01\x02' >"$f"
+done
+trace_run garbage GOTRACE_SYMCACHE="$cache" -- "$dir/hold"
+expect_status sync_hold 0
+validate "$RUN_TRACE"
+assert_ge "$(frames "$RUN_TRACE" "sync_hold.c:$line")" 10 "frames at sync_hold.c:$line, garbage cache"

@@ -1,0 +1,97 @@
+/* test_symcache.c: the machine's symbol cache (symcache.h), on this test program's own module.
+ * Invariants checked: frames put for an address come back after the module table and every
+ * loaded file were forgotten (so from the file), strings, lines, inlined pcs and runtime bits
+ * alike; the module-path file is this process's path of the module; a name holding a tab is
+ * not cached; the cache is off without a directory; an address in no module is not cached. */
+#include "strtab.h"
+#include "symcache.h"
+
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *str(uint64_t id)
+{
+    size_t len;
+    const char *s = str_get(id, &len);
+    return s ? s : "";
+}
+
+static void init(void)
+{
+    cr_assert_eq(str_init(), 0);
+    snprintf(dir, sizeof dir, "/tmp/gotrace-symcache-test.%ld/sub", (long)getpid());
+    symcache_dir(dir);
+}
+
+static void fini(void)
+{
+    symcache_forget();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %.*s", (int)(strrchr(dir, '/') - dir), dir);
+    if (system(cmd) != 0) cr_log_warn("cannot remove %s", dir);
+    symcache_dir("");
+}
+
+__attribute__((noipa)) static int here(void)
+{
+    return 1;
+}
+
+Test(symcache, round_trip_through_the_file, .init = init, .fini = fini)
+{
+    uintptr_t pc = (uintptr_t)&here + 1;
+    struct symcache_module *m = symcache_module(pc - 1);
+    cr_assert_not_null(m, "this test program has a build ID");
+    struct sym_frame out[4];
+    uint32_t rt = 0;
+    cr_assert_eq(symcache_get(m, pc, out, 4, &rt), 0, "an empty cache");
+    struct sym_frame f[2] = {{pc, str_intern_cstr("inner(int)"), str_intern_cstr("/src/a.c"), 7},
+                             {pc | 1ull << 56, str_intern_cstr("outer"), 0, 0}};
+    symcache_put(m, pc, f, 2, 2, 0);
+    symcache_forget(); /* read back from the file */
+    m = symcache_module(pc - 1);
+    cr_assert_not_null(m);
+    cr_assert_eq(symcache_get(m, pc, out, 4, &rt), 2);
+    cr_assert_eq(rt, 2);
+    cr_assert_eq(out[0].pc, pc);
+    cr_assert_str_eq(str(out[0].func_str), "inner(int)");
+    cr_assert_str_eq(str(out[0].file_str), "/src/a.c");
+    cr_assert_eq(out[0].line, 7);
+    cr_assert_eq(out[1].pc, pc | 1ull << 56);
+    cr_assert_str_eq(str(out[1].func_str), "outer");
+    cr_assert_eq(out[1].file_str, 0);
+    cr_assert_eq(symcache_get(m, pc, out, 1, &rt), 0, "more frames than max: a miss");
+}
+
+Test(symcache, module_path_and_bad_names, .init = init, .fini = fini)
+{
+    uintptr_t pc = (uintptr_t)&here + 2;
+    struct symcache_module *m = symcache_module(pc - 1);
+    cr_assert_not_null(m);
+    struct sym_frame f = {pc, str_intern_cstr("here+0x1"), str_intern_cstr("/old/path"), 0};
+    symcache_put(m, pc, &f, 1, 0, 1);
+    struct sym_frame tab = {pc + 1, str_intern_cstr("a\tb"), 0, 0};
+    symcache_put(m, pc + 1, &tab, 1, 0, 0);
+    symcache_forget();
+    m = symcache_module(pc - 1);
+    struct sym_frame out[2];
+    uint32_t rt;
+    cr_assert_eq(symcache_get(m, pc, out, 2, &rt), 1);
+    char exe[PATH_MAX];
+    cr_assert_not_null(realpath("/proc/self/exe", exe));
+    cr_assert_str_eq(str(out[0].file_str), exe, "the module's path in this process");
+    cr_assert_eq(symcache_get(m, pc + 1, out, 2, &rt), 0, "a name with a tab is not cached");
+}
+
+Test(symcache, off_and_outside_modules, .init = init, .fini = fini)
+{
+    cr_assert_null(symcache_module(16), "no module at address 16");
+    symcache_dir("");
+    cr_assert_null(symcache_module((uintptr_t)&here), "off without a directory");
+}
