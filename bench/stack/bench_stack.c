@@ -43,7 +43,7 @@ static uint64_t capture_memo(void)
 static uint64_t fast_walk(void)
 {
     uintptr_t pcs[32];
-    return (uint64_t)walk_here(pcs, 32, NULL, 0, NULL);
+    return (uint64_t)walk_here(pcs, 32, NULL);
 }
 
 static uint64_t raw_backtrace(void)

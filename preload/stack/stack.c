@@ -93,50 +93,87 @@ static int last_used(const uintptr_t *pcs, int first, int n)
 static void memo_front(struct stack_memo *m, int i)
 {
     for (; i > 0; i--) {
-        const struct walk_chain *k = m->known[i];
+        uintptr_t ra = m->ra[i];
+        const struct stack_way *k = m->known[i];
         uint64_t id = m->id[i];
+        m->ra[i] = m->ra[i - 1];
         m->known[i] = m->known[i - 1];
         m->id[i] = m->id[i - 1];
+        m->ra[i - 1] = ra;
         m->known[i - 1] = k;
         m->id[i - 1] = id;
     }
 }
 
-/* Keeps a recorded walk (memo->scratch) for the stack id, in a free way or in place of the
- * least recently hit. */
-static void memo_keep(struct stack_memo *m, int last, uint64_t id)
+/* Keeps the walk just recorded (m->scratch: walk_here called from capture_miss, called from
+ * capture_at, whose CFA is cfa, entry RBP bp and return address ra) for the stack id, rebased
+ * on cfa, in a free way or in place of the least recently hit. Rebasing: the walk's offsets are
+ * from walk_here's CFA, which lies delta below cfa (the check of frame 2, capture_at's own,
+ * reads its return address at cfa - 8). The checks of frames 0 and 1 (walk_here's and
+ * capture_miss's) and RBP's in frame 2 (capture_at's frame pointer, if it has one) hold at every
+ * capture from here and are dropped; a later frame's RBP check whose value came from the
+ * register or from a slot below cfa reads RBP at capture_at's entry (no frame in between
+ * changed it, or its own slot would be the source). Only checks of frames up to last are kept
+ * (stack.h). */
+static void memo_keep(struct stack_memo *m, int last, uint64_t id, uintptr_t cfa, uintptr_t bp,
+                      uintptr_t ra)
 {
-    struct walk_chain *c = &m->scratch;
-    int keep = 0;
-    while (keep < c->n && c->frame[keep] <= last)
-        keep++;
-    if (c->n < 0 || keep == 0 || !id) return;
-    struct walk_chain *slot = m->used < STACK_MEMO_WAYS
-                                  ? &m->chain[m->used++]
-                                  : (struct walk_chain *)m->known[STACK_MEMO_WAYS - 1];
-    memcpy(slot->frame, c->frame, (size_t)keep);
-    memcpy(slot->c, c->c, (size_t)keep * sizeof c->c[0]);
-    slot->n = keep;
-    m->known[m->used - 1] = slot; /* the last way: new, or the one replaced */
+    const struct walk_chain *c = &m->scratch;
+    int i = 0;
+    while (i < c->n && (c->frame[i] < 2 || (c->frame[i] == 2 && (c->c[i].off & 1))))
+        i++;
+    if (!id || i >= c->n || c->frame[i] != 2 || c->c[i].want != ra) return;
+    intptr_t delta = -(c->c[i].off + 8);
+    struct walk_check w[WALK_MAX_CHECKS];
+    int n = 0;
+    for (i++; i < c->n && c->frame[i] <= last; i++) {
+        intptr_t off = c->c[i].off;
+        uintptr_t want = c->c[i].want;
+        if (!(off & 1)) { /* a return address */
+            off += delta;
+            if (off < 0) return;
+        } else { /* RBP, relative to the base */
+            want += (uintptr_t)delta;
+            off = off == WALK_BP_REG ? STACK_ENTRY_BP : ((off & ~(intptr_t)1) + delta) | 1;
+            if (off < 0) off = STACK_ENTRY_BP;
+            if (off == STACK_ENTRY_BP && want + cfa != bp) return;
+        }
+        w[n++] = (struct walk_check){off, want};
+    }
+    struct stack_way *slot = m->used < STACK_MEMO_WAYS
+                                 ? &m->chain[m->used++]
+                                 : (struct stack_way *)m->known[STACK_MEMO_WAYS - 1];
+    memcpy(slot->c, w, (size_t)n * sizeof w[0]);
+    slot->n = n;
+    m->ra[m->used - 1] = ra; /* the last way: new, or the one replaced */
+    m->known[m->used - 1] = slot;
     m->id[m->used - 1] = id;
     memo_front(m, m->used - 1);
 }
 
-GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
+/* Whether every check of way w holds for the frames above cfa (stack.h). Reads the frames'
+ * own stack slots, which a sanitizer may consider out of bounds. */
+__attribute__((no_sanitize("address"))) static inline int way_holds(const struct stack_way *w,
+                                                                    uintptr_t cfa, uintptr_t bp)
 {
-    if (!capture) return 0;
+    for (const struct walk_check *c = w->c, *end = c + w->n; c < end; c++) {
+        intptr_t off = c->off;
+        uintptr_t v;
+        if (__builtin_expect(!(off & 1), 1)) /* a return address, the usual check */
+            v = *(const uintptr_t *)(cfa + (uintptr_t)off);
+        else
+            v = (off == STACK_ENTRY_BP ? bp : *(const uintptr_t *)(cfa + (uintptr_t)off - 1)) - cfa;
+        if (v != c->want) return 0;
+    }
+    return 1;
+}
+
+/* A capture the memo does not know: the walk (recorded into the memo), the stack table. */
+GOTRACE_API_FN __attribute__((noclone)) static uint64_t
+capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
+{
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
-    uint32_t now = atomic_load_explicit(&epoch, memory_order_relaxed);
-    if (memo && memo->epoch != now) {
-        memo->epoch = now;
-        memo->used = 0;
-    }
-    int n = walk_here(pcs, depth + SLACK, memo ? memo->known : NULL, memo ? memo->used : 0,
-                      memo ? &memo->scratch : NULL);
-    if (n <= -2) {
-        memo_front(memo, -2 - n);
-        return memo->id[0];
-    }
+    int n = walk_here(pcs, depth + SLACK, memo ? &memo->scratch : NULL);
     int fast = n >= 0;
     if (!fast) n = general_backtrace(pcs, depth + SLACK);
     int first = 0;
@@ -144,13 +181,52 @@ GOTRACE_API_FN uint64_t stack_capture(struct stack_memo *memo)
         first++;
     int end = last_used(pcs, first, n);
     uint64_t id = stack_from_pcs(pcs + first, end - first);
-    if (fast && memo) memo_keep(memo, end, id);
+    if (fast && memo) memo_keep(memo, end, id, cfa, bp, ra);
     /* A stack's first capture is always a miss: a hit never needs this test. */
     int nfirst = memo ? atomic_load_explicit(&memo->nfirst, memory_order_relaxed) : STACK_FIRST;
     if (id && nfirst < STACK_FIRST) {
         memo->first[nfirst] = id;
         atomic_store_explicit(&memo->nfirst, nfirst + 1, memory_order_release);
     }
+    return id;
+}
+
+/* stack_capture: RBP and the CFA as the caller left them, taken before any compiled code can
+ * change RBP, then capture_at in the same frame (a jump: its return address is the caller's). */
+__asm__(".pushsection gotrace_api,\"ax\",@progbits\n"
+        ".globl stack_capture\n"
+        ".hidden stack_capture\n"
+        ".type stack_capture, @function\n"
+        "stack_capture:\n"
+        ".cfi_startproc\n"
+        "\tmov %rbp, %rsi\n"
+        "\tlea 8(%rsp), %rdx\n"
+        "\tjmp capture_at\n"
+        ".cfi_endproc\n"
+        ".size stack_capture, .-stack_capture\n"
+        ".popsection\n");
+
+/* The memo's lookup; a miss walks in a frame of its own (capture_miss: not a tail call, so that
+ * the walks it records always pass through this frame, memo_keep), which keeps this one small. */
+GOTRACE_API_FN __attribute__((used, noclone)) static uint64_t
+capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
+{
+    if (!capture) return 0;
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    if (memo) {
+        uint32_t now = atomic_load_explicit(&epoch, memory_order_relaxed);
+        if (memo->epoch != now) {
+            memo->epoch = now;
+            memo->used = 0;
+        }
+        for (int i = 0; i < memo->used; i++)
+            if (memo->ra[i] == ra && way_holds(memo->known[i], cfa, bp)) {
+                if (i) memo_front(memo, i);
+                return memo->id[0];
+            }
+    }
+    uint64_t id = capture_miss(memo, bp, cfa, ra);
+    __asm__ volatile("" : "+r"(id)); /* not a tail call */
     return id;
 }
 

@@ -21,24 +21,34 @@
  * The libunwind fallback (a stack the fast walker cannot walk) steps frame by frame: it takes no
  * pthread key of the program's (unw_backtrace's trace cache would). */
 int stack_init(int max_depth, int enabled);
-/* A thread's memo of the stacks it captured last: each with the walk's chain of checks
- * (walk.h), so that a capture whose chain still holds returns the stack id without walking
- * or interning; most-recently-hit first. Owner-thread only; zeroed is empty. */
+/* A thread's memo of the stacks it captured last, so that a capture of a stack seen lately
+ * returns its id without walking or interning: each way is the walk's chain of checks (walk.h),
+ * rebased on stack_capture's own CFA, whose first check (the return address into the caller of
+ * stack_capture) is kept apart in ra[] to find candidate ways with one compare each;
+ * most-recently-hit first. Owner-thread only; zeroed is empty. */
 #define STACK_MEMO_WAYS 8
 #define STACK_FIRST 4
+/* A check: the value at CFA + off (off even); at CFA + off - 1, minus CFA (off odd); or RBP at
+ * stack_capture's entry minus CFA (off STACK_ENTRY_BP). */
+#define STACK_ENTRY_BP ((intptr_t)-1)
+struct stack_way {
+    int n;
+    struct walk_check c[WALK_MAX_CHECKS];
+};
 struct stack_memo {
     uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
     int used;
-    const struct walk_chain *known[STACK_MEMO_WAYS]; /* into chain[], MRU order */
-    uint64_t id[STACK_MEMO_WAYS];                    /* stack id of known[i] */
+    uintptr_t ra[STACK_MEMO_WAYS];                  /* first check of known[i], MRU order */
+    const struct stack_way *known[STACK_MEMO_WAYS]; /* into chain[] */
+    uint64_t id[STACK_MEMO_WAYS];                   /* stack id of known[i] */
     /* Read by the flusher too (stack_named): the first STACK_FIRST distinct stacks the owner
      * captured (first[i] set once, before nfirst counts it), and the start routine its creator
      * named the thread by. */
     uint64_t first[STACK_FIRST];
     _Atomic int nfirst;
     void *start;
-    struct walk_chain chain[STACK_MEMO_WAYS];
-    struct walk_chain scratch;
+    struct stack_way chain[STACK_MEMO_WAYS];
+    struct walk_chain scratch; /* the last miss's walk, as walk_here records it */
 };
 /* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
  * full. memo (the calling thread's own, or NULL) speeds up repeated stacks. stack_capture is

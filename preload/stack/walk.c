@@ -130,34 +130,11 @@ int walk_stack(struct walk_regs r, uintptr_t *pcs, int max)
     return walk(r, pcs, max, 0, NULL);
 }
 
-__attribute__((no_sanitize("address"))) static int holds(const struct walk_chain *k, uintptr_t base,
-                                                         uintptr_t bp)
-{
-    for (int i = 0; i < k->n; i++) {
-        intptr_t off = k->c[i].off;
-        uintptr_t v;
-        if (off == WALK_BP_REG)
-            v = bp - base;
-        else if (off & 1)
-            v = *(const uintptr_t *)(base + (uintptr_t)(off & ~(intptr_t)1)) - base;
-        else
-            v = *(const uintptr_t *)(base + (uintptr_t)off);
-        if (v != k->c[i].want) return 0;
-    }
-    return k->n > 0;
-}
-
-/* The first return address, into the one call site, is the same for every call: its check is
- * not recorded (chains are compared between calls from one call site, walk.h). */
-__attribute__((noinline)) int walk_here(uintptr_t *pcs, int max,
-                                        const struct walk_chain *const *known, int nknown,
-                                        struct walk_chain *rec)
+/* The first return address, into the caller, is not recorded (walk.h). */
+__attribute__((noinline)) int walk_here(uintptr_t *pcs, int max, struct walk_chain *rec)
 {
     struct walk_regs r;
     __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
                      : "=r"(r.pc), "=r"(r.sp), "=r"(r.bp));
-    uintptr_t base = (uintptr_t)__builtin_dwarf_cfa();
-    for (int i = 0; i < nknown; i++)
-        if (known[i] && holds(known[i], base, r.bp)) return -2 - i;
-    return walk(r, pcs, max, base, rec);
+    return walk(r, pcs, max, (uintptr_t)__builtin_dwarf_cfa(), rec);
 }

@@ -39,13 +39,10 @@ int walk_init(void);
 /* The return addresses of the frames enclosing regs, innermost first, at most max; regs.pc
  * itself is not stored. The count, or -1 if a frame needs the general unwinder. */
 int walk_stack(struct walk_regs regs, uintptr_t *pcs, int max);
-/* Same, from inside this function: pcs[0] is the return address into walk_here's caller.
- * First, if one of the nknown chains (recorded by this call site, at this max) holds for the
- * current stack, returns -2 - its index without walking. Else walks and, if rec, records the
- * walk into it (rec->n = -1 if it does not fit). Chains are only comparable between calls from
- * one call site: the base is walk_here's CFA. */
-int walk_here(uintptr_t *pcs, int max, const struct walk_chain *const *known, int nknown,
-              struct walk_chain *rec);
+/* Same, from inside this function: pcs[0] is the return address into walk_here's caller. If
+ * rec, records the walk into it (rec->n = -1 if it does not fit), with offsets from walk_here's
+ * CFA and without the check of pcs[0]. */
+int walk_here(uintptr_t *pcs, int max, struct walk_chain *rec);
 /* Drops every cached rule (after a library is unloaded). */
 void walk_forget(void);
 #endif

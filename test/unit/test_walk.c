@@ -27,7 +27,7 @@ struct walk {
  * calls), the rest must be equal. */
 __attribute__((noinline)) static void probe(struct walk *w)
 {
-    w->nfast = walk_here(w->fast, MAX, NULL, 0, NULL);
+    w->nfast = walk_here(w->fast, MAX, NULL);
     void *slow[MAX];
     w->nslow = unw_backtrace(slow, MAX);
     for (int i = 0; i < w->nslow; i++)
