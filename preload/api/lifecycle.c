@@ -7,6 +7,7 @@
  * internal generation number goes on increasing. */
 #include "lifecycle.h"
 
+#include "arena.h"
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
@@ -16,6 +17,7 @@
 #include "hang.h"
 #include "intern.h"
 #include "log.h"
+#include "modules.h"
 #include "plainlock.h"
 #include "real.h"
 #include "fence.h"
@@ -67,12 +69,14 @@ static void fork_prepare(void)
     flusher_fork_prepare();
     thread_fork_prepare();
     buf_fork_prepare();
+    arena_fork_prepare();
 }
 
 static void fork_parent(void)
 {
     gt_internal--;
     if (!fork_traced) return;
+    arena_fork_parent();
     buf_fork_parent();
     thread_fork_parent();
     flusher_fork_parent();
@@ -98,6 +102,10 @@ static int child_path(char *path, size_t size)
 
 static void fork_child(void)
 {
+    if (fork_traced) /* first: the parent's live file must not be written from here on */
+        arena_fork_child();
+    else
+        arena_detach();
     tracer_pid = getpid();
     fatal_fork_child();
     plainlock_fork_child();
@@ -179,22 +187,29 @@ void tr_init(void)
         gt_log("GOTRACE_OUT is too long; running untraced");
         goto done;
     }
+    if (cfg.live && !cfg.flight) arena_init(); /* before anything is allocated */
     if (str_init() != 0 || stack_init((int)cfg.stack_depth, cfg.stacks) != 0 ||
         buf_pool_init((size_t)cfg.buf_kb * 1024) != 0) {
         gt_log("cannot set up the tracer's tables; running untraced");
-        goto done;
+        goto fail;
     }
+    buf_publish_layout();
+    thread_publish_layout();
+    modules_record();
     tr_reasons_init();
     symcache_dir(cfg.symcache);            /* read at the first symbolization, on the flusher */
     const char *clock = clock_end();       /* before the first event */
     hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
-    if (flusher_start(&cfg, path) != 0) goto done;
+    if (flusher_start(&cfg, path) != 0) goto fail;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
              cfg.stacks ? "on" : "off", clock);
     gen_start((size_t)cfg.flush_mb << 20);
+    goto done;
+fail:
+    arena_complete(); /* nothing to recover: untraced */
 done:
     gt_internal--;
     atomic_store(&init_state, INIT_DONE);

@@ -1,12 +1,14 @@
 /* buf.c: the buffer pool and stream lists. See buf.h for the invariants. */
 #include "buf.h"
 
+#include "arena.h"
 #include "invariant.h"
 #include "spinlock.h"
 
-#include <sys/mman.h>
+#include <stddef.h>
 
-#define CHUNK_BUFS 16
+#define CHUNK_BUFS 4
+#define FIRST_READY 4096 /* bytes of a buffer backed at first (its header and payload) */
 
 static gt_spinlock pool_lock;
 static struct gt_buf *free_list;
@@ -18,20 +20,48 @@ int buf_pool_init(size_t buf_bytes)
     return 0;
 }
 
+void buf_publish_layout(void)
+{
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    h->layout.b_next = offsetof(struct gt_buf, next);
+    h->layout.b_base_ts = offsetof(struct gt_buf, base_ts);
+    h->layout.b_len = offsetof(struct gt_buf, len);
+    h->layout.b_cap = offsetof(struct gt_buf, cap);
+    h->layout.b_data = offsetof(struct gt_buf, data);
+    h->layout.s_cur = offsetof(struct gt_stream, cur);
+    h->layout.s_len = offsetof(struct gt_stream, len);
+    h->layout.s_full_head = offsetof(struct gt_stream, full_head);
+}
+
+/* Buffers are page-aligned: each one's first page is backed here (its header and the start of
+ * its payload), the rest by buf_extend as its writer reaches it. */
 static struct gt_buf *refill_locked(void)
 {
-    size_t one = sizeof(struct gt_buf) + buf_size;
-    one = (one + 63) & ~(size_t)63;
-    uint8_t *mem =
-        mmap(NULL, one * CHUNK_BUFS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return NULL;
+    size_t one = (sizeof(struct gt_buf) + buf_size + 4095) & ~(size_t)4095;
+    uint8_t *mem = arena_alloc(ARENA_BUFFERS, one * CHUNK_BUFS, 0);
+    if (!mem) return NULL;
     for (int i = 0; i < CHUNK_BUFS; i++) {
         struct gt_buf *b = (struct gt_buf *)(mem + (size_t)i * one);
+        size_t first = one < FIRST_READY ? one : FIRST_READY;
+        if (arena_back(b, first) != 0) break;
         b->cap = (uint32_t)buf_size;
+        b->ready = arena_holds(b) ? (uint32_t)(first - sizeof *b) : b->cap;
+        if (b->ready > b->cap) b->ready = b->cap;
         b->next = free_list;
         free_list = b;
     }
     return free_list;
+}
+
+int buf_extend(struct gt_buf *b)
+{
+    size_t backed = sizeof *b + b->ready;
+    size_t more = backed; /* doubles what is backed: few calls for a busy thread */
+    if (b->ready + more > b->cap) more = b->cap - b->ready;
+    if (arena_back(b->data + b->ready, more) != 0) return -1;
+    b->ready += (uint32_t)more;
+    return 0;
 }
 
 struct gt_buf *buf_get(void)
@@ -67,12 +97,14 @@ void buf_fork_parent(void)
 void buf_fork_child(void)
 {
     spin_unlock(&pool_lock);
+    free_list = NULL; /* the parent's buffers: its file's (arena_fork_child gives a new one) */
 }
 
 void stream_push_full(struct gt_stream *s, struct gt_buf *b)
 {
     GT_ASSERT(b->len <= b->cap);
     b->next = NULL;
+    atomic_signal_fence(memory_order_release); /* len and next before the link (buf.h) */
     if (s->full_tail)
         s->full_tail->next = b;
     else

@@ -1,6 +1,7 @@
 /* gen.c: the tracing state and the requests to the flusher. See gen.h for the invariants. */
 #include "gen.h"
 
+#include "arena.h"
 #include "log.h"
 #include "real.h"
 
@@ -22,20 +23,32 @@ static struct {
     atomic_int kicked;         /* gen_kick: switch now, whatever the generation */
 } S;
 
+/* The generation for the reader of a killed process's file, stored before the generation
+ * itself: events of a generation it names are never missed. */
+static void publish(uint64_t n)
+{
+    struct gt_live_head *h = arena_head();
+    if (h) h->gen_current = n;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
 void gen_start(size_t flush_bytes)
 {
     S.flush_bytes = flush_bytes;
+    publish(atomic_load(&gen__current));
     atomic_store(&gen__on, 1);
 }
 
 void gen_stop(void)
 {
     atomic_store(&gen__on, 0);
+    arena_complete(); /* the trace is whole: nothing to recover */
 }
 
 void gen_fail(const char *why)
 {
     atomic_store(&gen__on, 0);
+    arena_complete(); /* the file keeps what was written; no more to recover */
     if (!atomic_exchange(&S.failed, 1) && why)
         gt_log("%s; tracing stops, %s keeps the generations written so far", why,
                S.output ? S.output : "the trace");
@@ -55,13 +68,14 @@ uint64_t gen_advance(void)
 {
     uint64_t n = atomic_load(&gen__current);
     atomic_store_explicit(&S.filled[(n + 1) & 1], 0, memory_order_relaxed); /* n - 1 is over */
+    publish(n + 1);
     atomic_store_explicit(&gen__current, n + 1, memory_order_seq_cst);
     return n;
 }
 
 void gen_fork_child(void)
 {
-    atomic_fetch_add(&gen__current, 1);
+    publish(atomic_fetch_add(&gen__current, 1) + 1);
     atomic_store(&S.live, 0);
     atomic_store(&S.failed, 0);
     atomic_store(&S.wake, 0);

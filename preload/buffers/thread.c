@@ -1,18 +1,21 @@
 /* thread.c: thread and P allocation, the registry. See thread.h for the invariants.
- * Memory comes from mmap'd slabs, never malloc. A reaped thread waits two generations in limbo
- * before reuse, so a waker still holding its address never touches a new thread's state. */
+ * Memory comes from slabs of the live file's tables region (util/arena.h), never malloc: a
+ * killed process's records and registry can be read back (common/gt_live.h). A reaped thread
+ * waits two generations in limbo before reuse, so a waker still holding its address never
+ * touches a new thread's state. */
 #include "thread.h"
+
+#include "arena.h"
 
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 __thread struct gt_thread *gt_self TLS_IE;
 __thread int gt_internal TLS_IE;
 
-#define SLAB_THREADS 64
-#define SLAB_PROCS 256
+#define SLAB_THREADS 8
+#define SLAB_PROCS 64
 
 static gt_spinlock reg_lock;
 static struct gt_thread *reg_head, *reg_tail;
@@ -21,14 +24,40 @@ static struct gt_thread *reg_head, *reg_tail;
 static struct gt_thread *limbo[2], *reusable;
 static _Atomic uint64_t next_g = 1;
 
+static struct gt_thread *fresh; /* the slab being used up (zeroed records) */
+static size_t fresh_left;
+
 static gt_spinlock proc_lock;
 static struct gt_p *proc_free;
+static struct gt_p *fresh_p;
+static size_t fresh_p_left;
 static uint64_t next_p;
 
 static void *slab(size_t bytes)
 {
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return m == MAP_FAILED ? NULL : m;
+    return arena_alloc(ARENA_TABLES, bytes, bytes);
+}
+
+/* The registry's first thread, for the reader of a killed process's file (reg_lock held). */
+static void publish_head(void)
+{
+    struct gt_live_head *h = arena_head();
+    if (h) h->registry = (uint64_t)(uintptr_t)reg_head;
+}
+
+void thread_publish_layout(void)
+{
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    h->layout.t_next = offsetof(struct gt_thread, next);
+    h->layout.t_tid = offsetof(struct gt_thread, tid);
+    h->layout.t_stream = offsetof(struct gt_thread, stream);
+    h->layout.t_stream_size = sizeof(struct gt_stream);
+    h->layout.t_prefix = offsetof(struct gt_thread, prefix);
+    h->layout.t_prefix_size = sizeof(((struct gt_thread *)0)->prefix[0]);
+    h->layout.p_bytes = offsetof(struct gt_thread, prefix[0].bytes);
+    h->layout.p_len = offsetof(struct gt_thread, prefix[0].len);
+    h->layout.p_ts = offsetof(struct gt_thread, prefix[0].ts);
 }
 
 /* The record's arrays that are only read up to a count kept elsewhere in it: a reused record
@@ -56,8 +85,6 @@ static void thread_clear(struct gt_thread *t)
 
 struct gt_thread *thread_alloc(void)
 {
-    static struct gt_thread *fresh;
-    static size_t fresh_left;
     struct gt_thread *t = NULL;
     int reused = 0;
     spin_lock(&reg_lock);
@@ -85,12 +112,14 @@ struct gt_thread *thread_alloc(void)
 void thread_register(struct gt_thread *t)
 {
     t->next = NULL;
+    atomic_signal_fence(memory_order_release); /* the record before its link (gt_live.h) */
     spin_lock(&reg_lock);
     if (reg_tail)
         reg_tail->next = t;
     else
         reg_head = t;
     reg_tail = t;
+    publish_head();
     spin_unlock(&reg_lock);
 }
 
@@ -106,6 +135,7 @@ void thread_requeue(struct gt_thread *t)
         reg_tail->next = t;
         reg_tail = t;
     }
+    publish_head();
     spin_unlock(&reg_lock);
 }
 
@@ -153,6 +183,7 @@ void thread_reap(uint64_t gen)
             pp = &t->next;
         }
     }
+    publish_head();
     spin_unlock(&reg_lock);
 }
 
@@ -168,28 +199,33 @@ void thread_fork_parent(void)
     spin_unlock(&reg_lock);
 }
 
+/* The parent's records, free or not, are the parent's (its threads may have changed them in
+ * the shared file after the fork): the child starts from new slabs. */
 void thread_fork_child(void)
 {
     reg_head = reg_tail = NULL;
+    limbo[0] = limbo[1] = reusable = NULL;
+    fresh_left = 0;
+    proc_free = NULL;
+    fresh_p_left = 0;
+    publish_head();
     thread_fork_parent();
 }
 
 struct gt_p *proc_get(void)
 {
-    static struct gt_p *fresh;
-    static size_t fresh_left;
     spin_lock(&proc_lock);
     struct gt_p *p = proc_free;
     if (p) {
         proc_free = p->next_free;
     } else {
-        if (!fresh_left) {
-            fresh = slab(sizeof(struct gt_p) * SLAB_PROCS);
-            fresh_left = fresh ? SLAB_PROCS : 0;
+        if (!fresh_p_left) {
+            fresh_p = slab(sizeof(struct gt_p) * SLAB_PROCS);
+            fresh_p_left = fresh_p ? SLAB_PROCS : 0;
         }
-        if (fresh_left) {
-            p = fresh++;
-            fresh_left--;
+        if (fresh_p_left) {
+            p = fresh_p++;
+            fresh_p_left--;
             p->id = next_p++;
             atomic_store(&p->word, word_make(0, GO_P_IDLE, 0));
         }

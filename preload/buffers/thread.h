@@ -135,6 +135,8 @@ struct gt_thread {
  * memory exhaustion. */
 struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
+/* Records the thread record's layout in the live file's head (common/gt_live.h). */
+void thread_publish_layout(void);
 /* Moves registered thread t to the end of the registry: its batches are then written after
  * those of every thread registered before now (another record of its M that wrote first). */
 void thread_requeue(struct gt_thread *t);

@@ -3,6 +3,7 @@
  * allocate (never on the event path). */
 #include "generation.h"
 
+#include "arena.h"
 #include "clock.h"
 #include "cpuprof.h"
 #include "encode.h"
@@ -13,6 +14,7 @@
 #include "go_wire.h"
 #include "invariant.h"
 #include "log.h"
+#include "modules.h"
 #include "output.h"
 #include "stack.h"
 #include "status.h"
@@ -52,6 +54,7 @@ static void prefix_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
         return;
     }
     memcpy(c->bytes + *c->len, tmp, k);
+    atomic_signal_fence(memory_order_release); /* the bytes before their length (gt_live.h) */
     *c->len += (uint32_t)k;
 }
 
@@ -150,6 +153,40 @@ static void encode_batches(int par, uint64_t fg)
     }
 }
 
+/* Generation gen is in the file (or had nothing): the reader of a killed process's live file
+ * recovers only later ones (common/gt_live.h). */
+static void written(uint64_t gen)
+{
+    struct gt_live_head *h = arena_head();
+    if (h) h->gen_written = gen;
+}
+
+/* The statuses of threads without an M claimed for generation next, copied where the reader of
+ * a killed process's live file finds them. */
+static void publish_mless(uint64_t next)
+{
+    struct gt_live_head *h = arena_head();
+    int np = (int)(next & 1);
+    if (!h || (!h->mless[np] && !G.mless[np].len)) return;
+    if (!h->mless[np]) {
+        void *m = arena_alloc(ARENA_TABLES, sizeof(struct gt_live_mless), 0);
+        if (!m || !arena_holds(m) || arena_back(m, sizeof(struct gt_live_mless)) != 0) return;
+        h->mless[np] = (uint64_t)(uintptr_t)m;
+    }
+    struct gt_live_mless *ml = (struct gt_live_mless *)(uintptr_t)h->mless[np];
+    ml->len = 0;
+    atomic_signal_fence(memory_order_release);
+    ml->ts = G.mless_ts[np];
+    size_t n = G.mless[np].len;
+    if (n > sizeof ml->bytes) {
+        ml->len = GT_LIVE_LOST;
+        return;
+    }
+    memcpy(ml->bytes, G.mless[np].p, n);
+    atomic_signal_fence(memory_order_release);
+    ml->len = (uint32_t)n;
+}
+
 /* Encodes generation gen (internal number) as the file's next one and writes it. */
 static void write_generation(uint64_t gen)
 {
@@ -161,7 +198,6 @@ static void write_generation(uint64_t gen)
     int ring = flight_on(); /* kept in memory, not written (flight.h) */
     uint64_t fg = ring ? flight_next_number() : output_generations() + 1;
     G.out.len = 0;
-    if (!ring && fg == 1) enc_put(&G.out, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
     size_t events_start = G.out.len;
     encode_batches((int)(gen & 1), fg);
     if (cpuprof_enabled()) { /* samples are timed events: before the emptiness check */
@@ -169,7 +205,10 @@ static void write_generation(uint64_t gen)
         cpuprof_drain(gen, G.snap, G.nsnap, visit_sample, &sc);
         if (sc.open) enc_struct_end(&G.out);
     }
-    if (G.out.len == events_start) return; /* nothing happened: no generation */
+    if (G.out.len == events_start) { /* nothing happened: no generation */
+        written(gen);
+        return;
+    }
     so_encode(&G.out, gen, fg);            /* holders and releases of sync objects */
     struct visit v = {gen, fg};
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
@@ -182,14 +221,16 @@ static void write_generation(uint64_t gen)
     if (gen_failed()) return;
     if (ring)
         flight_keep(G.out.p, G.out.len);
-    else
-        (void)output_write(G.out.p, G.out.len);
+    else if (output_write(G.out.p, G.out.len) == 0)
+        written(gen);
 }
 
 /* Claims generation next's statuses of every thread of the snapshot, at time ts. */
 static void claim_statuses(uint64_t next, uint64_t ts)
 {
     int np = (int)(next & 1);
+    struct gt_live_head *h = arena_head();
+    if (h && h->mless[np]) ((struct gt_live_mless *)(uintptr_t)h->mless[np])->len = 0;
     G.mless[np].len = 0;
     G.mless_ts[np] = ts;
     for (size_t i = 0; i < G.nsnap; i++) {
@@ -199,6 +240,7 @@ static void claim_statuses(uint64_t next, uint64_t ts)
         struct prefix_ctx pc = {t->prefix[np].bytes, &t->prefix[np].len};
         status_claim_switch(t, next, prefix_emit, &pc, mless_emit, &G.mless[np]);
     }
+    publish_mless(next);
 }
 
 /* Generation n is over: its buffers and statuses go back, its exited threads are reaped. */
@@ -215,6 +257,7 @@ static void release_generation(uint64_t n)
 
 void generation_switch(void)
 {
+    modules_record(); /* code loaded since the last switch, for recovery */
     uint64_t ts = gt_now();
     uint64_t n = gen_advance();
     if (fence_sync() < 0) { /* cannot tell which threads still write generation n */
@@ -243,5 +286,10 @@ void generation_fork_child(void)
 {
     G.nsnap = 0;
     G.mless[0].len = G.mless[1].len = 0;
+    struct gt_live_head *h = arena_head();
+    if (h) { /* the parent's generations are not the child's */
+        h->gen_written = gen_current() - 1;
+        h->mless[0] = h->mless[1] = 0;
+    }
     so_fork_child(); /* the parent's holder and release records are not the child's */
 }

@@ -1,9 +1,11 @@
 /* output.c: the trace file. See output.h for the invariants. */
 #include "output.h"
 
+#include "arena.h"
 #include "config.h"
 #include "fds.h"
 #include "gen.h"
+#include "go_wire.h"
 #include "invariant.h"
 #include "log.h"
 #include "real.h"
@@ -85,20 +87,54 @@ static int open_path(void)
     return -1;
 }
 
+/* What of the file is whole, for the reader of a killed process's live file (gt_live.h). */
+static void publish(void)
+{
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    h->out_size = (uint64_t)O.good_size;
+    h->out_gens = O.generations;
+}
+
 /* The state of a fresh output at path (nothing written yet). */
 static void reset(const char *path)
 {
     snprintf(O.path, sizeof O.path, "%s", path);
     O.generations = 0;
     O.good_size = 0;
+    O.dev = 0;
+    O.ino = 0;
     gen_set_output_name(O.path);
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    h->out_dev = h->out_ino = 0;
+    publish();
+    snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
+}
+
+static int write_all(const uint8_t *p, size_t n);
+
+/* A new file starts with the header, so it is never empty (a process killed before its first
+ * generation leaves a file that `gotrace recover` completes). 0, or -1 with errno. */
+static int begin_file(void)
+{
+    if (write_all((const uint8_t *)GO_TRACE_HEADER, GO_TRACE_HEADER_LEN) != 0) return -1;
+    O.good_size = GO_TRACE_HEADER_LEN;
+    struct gt_live_head *h = arena_head();
+    if (h) { /* the path may have changed (a file taken by another process) */
+        snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
+        h->out_dev = (uint64_t)O.dev;
+        h->out_ino = (uint64_t)O.ino;
+    }
+    publish();
+    return 0;
 }
 
 int output_open(const char *path)
 {
     reset(path);
     O.fd = open_path();
-    if (O.fd < 0) {
+    if (O.fd < 0 || begin_file() != 0) {
         gt_log("cannot create trace file %s: %s; running untraced", O.path, strerror(errno));
         return -1;
     }
@@ -135,7 +171,11 @@ static int write_all(const uint8_t *p, size_t n)
 int output_write(const uint8_t *p, size_t n)
 {
     GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
-    if (O.fd < 0) O.fd = open_path(); /* lazily, in a forked child */
+    if (O.fd < 0 && (O.fd = open_path()) >= 0 && begin_file() != 0) { /* lazily: a fork child */
+        fds_forget(O.fd);
+        REAL(close)(O.fd);
+        O.fd = -1;
+    }
     if (O.fd >= 0 && !output_intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
         O.fd = -1;
@@ -156,6 +196,7 @@ int output_write(const uint8_t *p, size_t n)
     }
     O.good_size += (off_t)n;
     O.generations++;
+    publish();
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #define UNW_LOCAL_ONLY
 #include "stack.h"
 
+#include "arena.h"
 #include "go_wire.h"
 #include "intern.h"
 #include "walk.h"
@@ -41,6 +42,7 @@ static int in_section(uintptr_t pc, const char *lo, const char *hi)
 int stack_init(int max_depth, int enabled)
 {
     if (!ready && intern_init(&stacks, "stack", 17) != 0) return -1;
+    if (!ready && arena_head()) intern_publish(&stacks, &arena_head()->stacks);
     ready = 1;
     atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed); /* the depth may change */
     depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;

@@ -35,6 +35,7 @@ void config_defaults(struct gt_config *c)
     c->flight_s = 10;
     c->flight_mb = 64;
     c->flight_signal = 12; /* SIGUSR2 on Linux */
+    c->live = 1;
     c->flight_at_exit = 0;
     c->hang_ms = 0;
 }
@@ -206,6 +207,7 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_MB", 1, 4096, &c->flight_mb);
     parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_SIGNAL", 0, 64, &c->flight_signal);
     parse_bool(getenv_fn, warn, "GOTRACE_FLIGHT_AT_EXIT", &c->flight_at_exit);
+    parse_bool(getenv_fn, warn, "GOTRACE_LIVE", &c->live);
 }
 
 /* Appends len bytes of s at out[*pos]; -1 if that leaves no room for the final NUL. */

@@ -30,6 +30,8 @@ struct gt_config {
     uint32_t flight_signal;        /* GOTRACE_FLIGHT_SIGNAL: the trigger, default SIGUSR2 (12),
                                       range 0..64, 0 = none */
     int flight_at_exit;            /* GOTRACE_FLIGHT_AT_EXIT, default 0: 1 = a dump at exit */
+    int live;                      /* GOTRACE_LIVE, default 1: buffers in a live file on tmpfs,
+                                      so a killed run can be recovered (util/arena.h); 0 = off */
     uint32_t hang_ms;              /* GOTRACE_HANG_MS: report a deadlock or a wait on a blocked
                                       holder this old, default 0 (off), range 0..3600000 */
     char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default

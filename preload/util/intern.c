@@ -1,6 +1,8 @@
 /* intern.c: lock-free append-only hash set with dense ids. See intern.h for the invariants.
- * Layout: an mmap'd slot array (open addressing, linear probing), an mmap'd entry array indexed
- * by id, and an mmap'd bump arena holding the key bytes. Insert claims an empty slot by CAS
+ * Layout: an mmap'd slot array (open addressing, linear probing), entries indexed by id in
+ * segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the key bytes; the
+ * entries and chunks come from the live file's tables region (util/arena.h: a killed process's
+ * tables are read back), the slots, which only lookups need, are private. Insert claims an empty slot by CAS
  * with (tag << 32), takes the next id, copies the key, fills entries[id], then publishes
  * (tag << 32 | id) with a release store; readers acquire the slot before reading the entry.
  * A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0.
@@ -9,13 +11,16 @@
  * writes, sees the record of every claim it sees. Every set is listed (sets[]) for that repair. */
 #include "intern.h"
 
+#include "arena.h"
 #include "log.h"
 
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#define CHUNK_SIZE (1u << 20)
+#define CHUNK_SIZE (64u << 10)
+#define SEG_IDS 1024u
 #define DEAD_ID 0xffffffffu    /* a claimed slot whose insert failed: never matches */
 #define WAIT_SPINS (1u << 10)  /* pause loops before yielding while a slot is being filled */
 #define WAIT_YIELDS (1u << 14) /* yields before giving up (the filler may be our own thread) */
@@ -43,9 +48,45 @@ static void *map(size_t size)
 
 static struct intern_chunk *chunk_new(void)
 {
-    struct intern_chunk *c = map(CHUNK_SIZE);
+    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, CHUNK_SIZE);
     if (c) c->size = CHUNK_SIZE - sizeof *c;
     return c;
+}
+
+static struct intern_entry *entry(const struct intern_set *s, uint64_t id)
+{
+    struct intern_entry *seg = atomic_load_explicit(&s->segs[id / SEG_IDS], memory_order_acquire);
+    return seg ? seg + id % SEG_IDS : NULL;
+}
+
+/* id's segment, allocated if new (under the chunk lock); NULL if no memory. */
+static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
+{
+    struct intern_entry *e = entry(s, id);
+    if (e) return e;
+    while (atomic_flag_test_and_set_explicit(&s->chunk_lock, memory_order_acquire))
+        sched_yield();
+    _Atomic(struct intern_entry *) *seg = &s->segs[id / SEG_IDS];
+    if (!atomic_load_explicit(seg, memory_order_relaxed)) {
+        struct intern_entry *fresh =
+            arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, SEG_IDS * sizeof *fresh);
+        atomic_store_explicit(seg, fresh, memory_order_release);
+    }
+    atomic_flag_clear_explicit(&s->chunk_lock, memory_order_release);
+    return entry(s, id);
+}
+
+void intern_publish(const struct intern_set *s, struct gt_live_set *out)
+{
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    h->layout.e_size = sizeof(struct intern_entry);
+    h->layout.e_bytes = offsetof(struct intern_entry, bytes);
+    h->layout.e_len = offsetof(struct intern_entry, len);
+    h->layout.e_mark = offsetof(struct intern_entry, mark);
+    out->seg_ids = SEG_IDS;
+    out->nsegs = (uint32_t)s->nsegs;
+    out->segs = (uint64_t)(uintptr_t)s->segs;
 }
 
 int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
@@ -57,9 +98,10 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     s->max_ids = nslots / 4 * 3;
     atomic_flag_clear(&s->chunk_lock);
     s->slots = map(nslots * sizeof *s->slots);
-    s->entries = map((s->max_ids + 1) * sizeof *s->entries);
+    s->nsegs = s->max_ids / SEG_IDS + 1;
+    s->segs = arena_alloc(ARENA_TABLES, s->nsegs * sizeof *s->segs, s->nsegs * sizeof *s->segs);
     struct intern_chunk *c = chunk_new();
-    if (!s->slots || !s->entries || !c) return -1;
+    if (!s->slots || !s->segs || !c) return -1;
     atomic_store_explicit(&s->chunk, c, memory_order_release);
     int listed = 0;
     for (int i = 0; i < nsets; i++)
@@ -83,6 +125,11 @@ void intern_fork_child(void)
     for (int k = 0; k < nsets; k++) {
         struct intern_set *s = sets[k];
         atomic_flag_clear_explicit(&s->chunk_lock, memory_order_relaxed);
+        for (uint64_t i = 0; i < s->nsegs; i++) { /* allocated by the parent after the fork */
+            struct intern_entry *seg = atomic_load_explicit(&s->segs[i], memory_order_relaxed);
+            if (seg && arena_holds(seg) && !arena_allocated(seg))
+                atomic_store_explicit(&s->segs[i], NULL, memory_order_relaxed);
+        }
         if (atomic_load_explicit(&s->untracked, memory_order_relaxed))
             for (uint64_t i = 0; i <= s->mask; i++)
                 bury_if_claimed(s, i);
@@ -139,8 +186,8 @@ static uint64_t hash(const unsigned char *p, size_t len)
     return h ^ (h >> 33);
 }
 
-/* len bytes of arena, 8-byte aligned; NULL if no memory. */
-static unsigned char *arena_alloc(struct intern_set *s, uint64_t len)
+/* len bytes of the current chunk, 8-byte aligned; NULL if no memory. */
+static unsigned char *key_alloc(struct intern_set *s, uint64_t len)
 {
     len = (len + 7) & ~(uint64_t)7;
     for (;;) {
@@ -170,7 +217,8 @@ static uint64_t fill(struct intern_set *s, _Atomic uint64_t *slot, uint64_t tag,
                      size_t len)
 {
     uint64_t id = atomic_fetch_add_explicit(&s->next_id, 1, memory_order_relaxed) + 1;
-    unsigned char *copy = id <= s->max_ids ? arena_alloc(s, len + 1) : NULL;
+    struct intern_entry *e = id <= s->max_ids ? entry_new(s, id) : NULL;
+    unsigned char *copy = e ? key_alloc(s, len + 1) : NULL;
     if (!copy) {
         atomic_store_explicit(slot, tag | DEAD_ID, memory_order_release);
         warn_full(s);
@@ -178,8 +226,9 @@ static uint64_t fill(struct intern_set *s, _Atomic uint64_t *slot, uint64_t tag,
     }
     memcpy(copy, key, len);
     copy[len] = 0;
-    s->entries[id].bytes = copy;
-    s->entries[id].len = len;
+    e->len = len;
+    atomic_signal_fence(memory_order_release); /* a dead process's reader: bytes last */
+    e->bytes = copy;
     atomic_store_explicit(slot, tag | id, memory_order_release);
     return id;
 }
@@ -227,7 +276,7 @@ uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
         }
         uint64_t id = (uint32_t)v;
         if (id == DEAD_ID) continue;
-        const struct intern_entry *e = &s->entries[id];
+        const struct intern_entry *e = entry(s, id);
         if (e->len == len && memcmp(e->bytes, key, len) == 0) return id;
     }
     warn_full(s);
@@ -242,15 +291,17 @@ static uint64_t id_count(const struct intern_set *s)
 
 const void *intern_get(const struct intern_set *s, uint64_t id, size_t *len)
 {
-    if (id == 0 || id > id_count(s) || !s->entries[id].bytes) return NULL;
-    *len = s->entries[id].len;
-    return s->entries[id].bytes;
+    const struct intern_entry *e = id && id <= id_count(s) ? entry(s, id) : NULL;
+    if (!e || !e->bytes) return NULL;
+    *len = e->len;
+    return e->bytes;
 }
 
 void intern_mark(struct intern_set *s, uint64_t id, uint64_t gen)
 {
-    if (id == 0 || id > s->max_ids) return;
-    _Atomic uint64_t *m = &s->entries[id].mark[gen & 1];
+    struct intern_entry *e = id && id <= s->max_ids ? entry(s, id) : NULL;
+    if (!e) return;
+    _Atomic uint64_t *m = &e->mark[gen & 1];
     if (atomic_load_explicit(m, memory_order_relaxed) != gen + 1)
         atomic_store_explicit(m, gen + 1, memory_order_relaxed);
 }
@@ -259,8 +310,9 @@ void intern_foreach_marked(const struct intern_set *s, uint64_t gen, intern_visi
 {
     uint64_t n = id_count(s);
     for (uint64_t id = 1; id <= n; id++) {
-        const struct intern_entry *e = &s->entries[id];
-        if (atomic_load_explicit(&e->mark[gen & 1], memory_order_relaxed) == gen + 1 && e->bytes)
+        const struct intern_entry *e = entry(s, id);
+        if (e && atomic_load_explicit(&e->mark[gen & 1], memory_order_relaxed) == gen + 1 &&
+            e->bytes)
             fn(ctx, id, e->bytes, e->len);
     }
 }

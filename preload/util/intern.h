@@ -18,6 +18,8 @@
  * reads every slot) until the slot is published; lookups of present keys never touch them. */
 #ifndef GOTRACE_INTERN_H
 #define GOTRACE_INTERN_H
+#include "gt_live.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +35,8 @@ struct intern_set {
     uint64_t mask;                /* slot count - 1 */
     uint64_t max_ids;             /* ids are 1..max_ids (3/4 of the slots) */
     _Atomic uint64_t *slots;      /* 0 empty, else hash tag << 32 | id (id 0: being filled) */
-    struct intern_entry *entries; /* indexed by id */
+    _Atomic(struct intern_entry *) *segs; /* entries by id, in segments (intern.c) */
+    uint64_t nsegs;
     _Atomic uint64_t next_id;     /* last id handed out */
     _Atomic(struct intern_chunk *) chunk; /* current arena chunk */
     atomic_flag chunk_lock;
@@ -54,6 +57,8 @@ uint64_t intern_insert(struct intern_set *s, const void *key, size_t len);
 const void *intern_get(const struct intern_set *s, uint64_t id, size_t *len);
 /* Record that id is used in generation gen (no-op for id 0). */
 void intern_mark(struct intern_set *s, uint64_t id, uint64_t gen);
+/* Records where s's entries are in the live file's head (common/gt_live.h), if there is one. */
+void intern_publish(const struct intern_set *s, struct gt_live_set *out);
 typedef void (*intern_visit_fn)(void *ctx, uint64_t id, const void *key, size_t len);
 /* Visit, in id order, every entry marked with gen. */
 void intern_foreach_marked(const struct intern_set *s, uint64_t gen, intern_visit_fn fn, void *ctx);

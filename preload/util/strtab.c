@@ -3,6 +3,7 @@
  * before a successful str_init every intern returns 0. */
 #include "strtab.h"
 
+#include "arena.h"
 #include "go_wire.h"
 #include "intern.h"
 
@@ -13,7 +14,11 @@ static int init_result = 1; /* 1: not initialised yet */
 
 int str_init(void)
 {
-    if (init_result == 1) init_result = intern_init(&strs, "string", 16);
+    if (init_result == 1) {
+        init_result = intern_init(&strs, "string", 16);
+        struct gt_live_head *h = arena_head();
+        if (init_result == 0 && h) intern_publish(&strs, &h->strings);
+    }
     return init_result;
 }
 

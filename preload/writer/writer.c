@@ -3,19 +3,26 @@
 
 __attribute__((cold, noinline)) int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
 {
+    struct gt_buf *cur = st->cur;
+    if (cur && cur->ready < cur->cap && buf_extend(cur) == 0) { /* more of the same buffer */
+        st->room = cur->ready - GT_EV_MAX + 1;
+        return 1;
+    }
     struct gt_buf *nb = buf_get();
     if (!nb) {
         gen_fail("out of memory for trace buffers");
         return 0;
     }
-    if (st->cur) {
-        st->cur->len = st->len;
-        stream_push_full(st, st->cur);
+    nb->base_ts = now;
+    if (cur) {
+        cur->len = st->len;
+        stream_push_full(st, cur);
         gen_note_full(gen, st->len);
     }
-    st->cur = nb;
     st->len = 0;
-    st->room = nb->cap - GT_EV_MAX + 1;
-    nb->base_ts = st->last_ts = now;
+    atomic_signal_fence(memory_order_release); /* a dead process's reader: buf.h */
+    st->cur = nb;
+    st->room = nb->ready - GT_EV_MAX + 1;
+    st->last_ts = now;
     return 1;
 }

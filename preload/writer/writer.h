@@ -63,12 +63,14 @@ static inline __attribute__((always_inline)) void wr_emit(struct gt_writer *w, u
     uint64_t now = w->ts;
     struct gt_stream *st = &w->t->stream[w->gen & 1];
     if (__builtin_expect(st->len >= st->room, 0) && !wr_refill(st, w->gen, now)) return;
-    GT_ASSERT(st->cur && st->len + GT_EV_MAX <= st->cur->cap);
+    GT_ASSERT(st->cur && st->len + GT_EV_MAX <= st->cur->ready);
     uint64_t last = st->last_ts;
     uint64_t dt = now > last ? now - last : 0;
     st->last_ts = now > last ? now : last;
     uint8_t *data = st->cur->data;
-    st->len = (uint32_t)(ev_encode(data + st->len, type, dt, n, args) - data);
+    uint32_t len = (uint32_t)(ev_encode(data + st->len, type, dt, n, args) - data);
+    atomic_signal_fence(memory_order_release); /* the bytes before their length (buf.h) */
+    st->len = len;
 }
 
 /* The same as an emit callback (status.h), for the status events of moves. */

@@ -1,0 +1,58 @@
+/* modules.c: the loaded code modules, for recovery. See modules.h for the invariants. */
+#include "modules.h"
+
+#include "arena.h"
+
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct gt_live_module *list; /* GT_LIVE_MODULES entries in the live file */
+static char exe[sizeof list->path];
+
+static int known(const struct gt_live_head *h, const struct gt_live_module *m)
+{
+    for (uint32_t i = h->nmodules; i-- > 0;)
+        if (list[i].lo == m->lo && list[i].bias == m->bias && strcmp(list[i].path, m->path) == 0)
+            return 1;
+    return 0;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    struct gt_live_head *h = ctx;
+    struct gt_live_module m = {UINT64_MAX, 0, info->dlpi_addr, ""};
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (lo < m.lo) m.lo = lo;
+        if (lo + ph->p_memsz > m.hi) m.hi = lo + ph->p_memsz;
+    }
+    const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe;
+    if (m.hi == 0 || name[0] != '/') return 0; /* no code, or no file (the vDSO) */
+    snprintf(m.path, sizeof m.path, "%s", name);
+    if (known(h, &m) || h->nmodules >= GT_LIVE_MODULES) return 0;
+    if (arena_back(&list[h->nmodules], sizeof m) != 0) return 1;
+    list[h->nmodules] = m;
+    __atomic_signal_fence(__ATOMIC_RELEASE); /* the entry before the count (modules.h) */
+    h->nmodules++;
+    return 0;
+}
+
+void modules_record(void)
+{
+    struct gt_live_head *h = arena_head();
+    if (!h) return;
+    if (!list) {
+        list = arena_alloc(ARENA_TABLES, GT_LIVE_MODULES * sizeof *list, 0);
+        if (!list || !arena_holds(list)) return;
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        h->modules = (uint64_t)(uintptr_t)list;
+    }
+    dl_iterate_phdr(visit, h);
+}

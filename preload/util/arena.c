@@ -1,0 +1,245 @@
+/* arena.c: the live file and the blocks carved from it. See arena.h for the invariants. */
+#include "arena.h"
+
+#include "clock.h"
+#include "log.h"
+#include "real.h"
+#include "spinlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PAGE 4096ull
+
+static struct {
+    gt_spinlock lock;
+    uint8_t *base;    /* the reserved range; NULL without a live file */
+    uint64_t used[2]; /* bump offsets of the tables and buffers regions */
+    char path[128];
+} A = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
+
+static const uint64_t region_end[2] = {GT_LIVE_TABLES, GT_LIVE_SIZE};
+
+struct gt_live_head *arena_head(void)
+{
+    return (struct gt_live_head *)A.base;
+}
+
+int arena_holds(const void *p)
+{
+    return A.base && (const uint8_t *)p >= A.base && (const uint8_t *)p < A.base + GT_LIVE_SIZE;
+}
+
+int arena_allocated(const void *p)
+{
+    if (!arena_holds(p)) return 0;
+    uint64_t off = (uint64_t)((const uint8_t *)p - A.base);
+    return off < A.used[off >= GT_LIVE_TABLES];
+}
+
+/* The process's start time in clock ticks since boot (/proc/self/stat, field 22), 0 if unknown:
+ * with the pid, it names this process (an exec keeps both). */
+static uint64_t start_ticks(void)
+{
+    char buf[1024];
+    int fd = REAL(open)("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = REAL(read)(fd, buf, sizeof buf - 1);
+    REAL(close)(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* fields count from after the command name */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* What an existing file at path is to us: 1 ours to replace (our own image's, before an exec:
+ * same pid and start), 0 someone else's (keep it). */
+static int replaceable(const char *path, uint64_t ticks)
+{
+    struct gt_live_head h;
+    int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = REAL(pread)(fd, &h, sizeof h, 0);
+    REAL(close)(fd);
+    return n == (ssize_t)sizeof h && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 &&
+           h.pid == (int64_t)getpid() && h.start_ticks == ticks;
+}
+
+/* Creates this process's file (gotrace.<pid>.live, or .<pid>-<k>. when a dead process with our
+ * pid left one to recover); its descriptor, or -1. */
+static int create_file(uint64_t ticks)
+{
+    for (int k = 0; k < 8; k++) {
+        if (k)
+            snprintf(A.path, sizeof A.path, "%s/%s%ld-%d%s", GT_LIVE_DIR, GT_LIVE_PREFIX,
+                     (long)getpid(), k, GT_LIVE_SUFFIX);
+        else
+            snprintf(A.path, sizeof A.path, "%s/%s%ld%s", GT_LIVE_DIR, GT_LIVE_PREFIX,
+                     (long)getpid(), GT_LIVE_SUFFIX);
+        int fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST && replaceable(A.path, ticks) && unlink(A.path) == 0)
+            fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (ftruncate(fd, (off_t)GT_LIVE_SIZE) == 0) return fd;
+            REAL(close)(fd);
+            unlink(A.path);
+            return -1;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
+static int back(uint8_t *p, size_t size)
+{
+    return madvise(p, size, MADV_POPULATE_WRITE);
+}
+
+/* Maps fd over the whole range (at base if given); the range, or NULL. */
+static uint8_t *map_file(int fd, uint8_t *at)
+{
+    void *m =
+        mmap(at, GT_LIVE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static void head_init(struct gt_live_head *h, uint64_t ticks)
+{
+    memcpy(h->magic, GT_LIVE_MAGIC, 8);
+    h->version = GT_LIVE_VERSION;
+    h->head_bytes = (uint32_t)sizeof *h;
+    h->base = (uint64_t)(uintptr_t)A.base;
+    h->size = GT_LIVE_SIZE;
+    h->pid = getpid();
+    h->start_ticks = ticks;
+    h->ticks_per_sec = GT_TICKS_PER_SEC;
+    h->state = GT_LIVE_RUNNING;
+}
+
+int arena_init(void)
+{
+    uint64_t ticks = start_ticks();
+    int fd = create_file(ticks);
+    if (fd < 0) {
+        gt_debug("no live file in %s (%s): a killed run cannot be recovered", GT_LIVE_DIR,
+                 strerror(errno));
+        return -1;
+    }
+    uint8_t *m = map_file(fd, NULL);
+    REAL(close)(fd); /* the mapping keeps the file */
+    if (!m || back(m, GT_LIVE_HEAD_BYTES) != 0) {
+        gt_debug("cannot map the live file %s: a killed run cannot be recovered", A.path);
+        if (m) munmap(m, GT_LIVE_SIZE);
+        unlink(A.path);
+        return -1;
+    }
+    A.base = m;
+    head_init(arena_head(), ticks);
+    gt_debug("live file %s", A.path);
+    return 0;
+}
+
+static void *anon(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void *arena_alloc(enum arena_region region, size_t size, size_t ready)
+{
+    size = (size + PAGE - 1) & ~(PAGE - 1);
+    ready = ready < size ? (ready + PAGE - 1) & ~(PAGE - 1) : size;
+    uint8_t *p = NULL;
+    spin_lock(&A.lock);
+    if (A.base && A.used[region] + size <= region_end[region]) {
+        p = A.base + A.used[region];
+        if (back(p, ready) == 0)
+            A.used[region] += size;
+        else
+            p = NULL;
+    }
+    spin_unlock(&A.lock);
+    if (p) return p;
+    if (A.base) {
+        arena_head()->lost = 1;
+        gt_warn_once(full,
+                     "%s is full: what the tracer keeps from now on cannot be recovered "
+                     "if the program is killed",
+                     GT_LIVE_DIR);
+    }
+    return anon(size);
+}
+
+int arena_back(void *p, size_t size)
+{
+    if (!arena_holds(p)) return 0; /* private memory is backed on demand */
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+    return back((uint8_t *)lo, hi - lo);
+}
+
+void arena_complete(void)
+{
+    if (!A.base) return;
+    arena_head()->state = GT_LIVE_COMPLETE;
+    unlink(A.path);
+}
+
+void arena_fork_prepare(void)
+{
+    spin_lock(&A.lock);
+}
+
+void arena_fork_parent(void)
+{
+    spin_unlock(&A.lock);
+}
+
+void arena_detach(void)
+{
+    A.base = NULL;
+}
+
+void arena_fork_child(void)
+{
+    spin_unlock(&A.lock);
+    if (!A.base) return;
+    uint64_t ticks = start_ticks();
+    int fd = create_file(ticks);
+    uint64_t keep = A.used[ARENA_TABLES];
+    int ok = fd >= 0;
+    for (uint64_t off = 0; ok && off < keep;) { /* the tables as this process sees them */
+        ssize_t n = REAL(pwrite)(fd, A.base + off, keep - off, (off_t)off);
+        if (n <= 0 && errno != EINTR) ok = 0;
+        if (n > 0) off += (uint64_t)n;
+    }
+    if (ok && map_file(fd, A.base)) {
+        REAL(close)(fd);
+        A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
+        head_init(arena_head(), ticks);
+        return;
+    }
+    /* No file of its own: the parent's must not be written; the child's state moves to
+     * private copies of the same pages (MAP_PRIVATE of the parent's file would still show the
+     * parent's later stores), so tracing goes on unrecoverable. */
+    if (fd >= 0) {
+        REAL(close)(fd);
+        unlink(A.path);
+    }
+    uint8_t *copy = anon(keep);
+    if (copy) memcpy(copy, A.base, keep);
+    void *m = mmap(A.base, GT_LIVE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    if (m != MAP_FAILED && copy) memcpy(A.base, copy, keep);
+    if (copy) munmap(copy, keep);
+    A.base = NULL; /* every later block is anonymous; the range stays the child's */
+    A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
+}

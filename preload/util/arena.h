@@ -1,0 +1,43 @@
+/* arena.h: the memory of the tracer's state that must outlive the process: trace buffers,
+ * thread records, the string and stack tables and the words saying what of them is written
+ * (common/gt_live.h describes the file and its reader). arena_init maps one shared file on tmpfs
+ * over one reserved range; arena_alloc carves zeroed, page-aligned blocks from its tables or
+ * buffers region. Memory handed out is backed before it is returned (MADV_POPULATE_WRITE), so a
+ * full tmpfs is an allocation that falls back, never a SIGBUS in the program.
+ * Invariants: blocks are never freed (their owners recycle them); arena_alloc takes a spinlock
+ * and makes system calls: never on the event path except when a buffer fills; without a live
+ * file (not set up, GOTRACE_LIVE=0, the flight recorder, no tmpfs, or the file is full) blocks
+ * are private anonymous memory, and once the file was set up its head says some state is
+ * elsewhere (lost); arena_head() is NULL exactly when there is no live file. In a forked child
+ * (single-threaded) arena_fork_child gives the child a file of its own holding a copy of the
+ * tables as they were when the child's allocations stopped; buffers start anew. */
+#ifndef GOTRACE_ARENA_H
+#define GOTRACE_ARENA_H
+#include "gt_live.h"
+
+#include <stddef.h>
+
+enum arena_region { ARENA_TABLES, ARENA_BUFFERS };
+
+/* Creates and maps the live file; 0 on success, -1 (nothing changed) otherwise. */
+int arena_init(void);
+/* size zeroed bytes (page-aligned, rounded up to pages) of region; backed up to ready bytes
+ * (the rest by arena_back before use). NULL when no memory at all. */
+void *arena_alloc(enum arena_region region, size_t size, size_t ready);
+/* Backs [p, p + size) of a block (pages it rounds to) for writing; 0, or -1 if tmpfs is full. */
+int arena_back(void *p, size_t size);
+/* The live file's head, or NULL. */
+struct gt_live_head *arena_head(void);
+/* Whether p lies in the live file's range; whether in a block this process allocated there. */
+int arena_holds(const void *p);
+int arena_allocated(const void *p);
+/* The trace is complete (its last generation written): the file is removed. */
+void arena_complete(void);
+/* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
+ * and the parent releases it; a traced child gets its own file (see above); a child that runs
+ * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */
+void arena_fork_prepare(void);
+void arena_fork_parent(void);
+void arena_fork_child(void);
+void arena_detach(void);
+#endif
