@@ -55,13 +55,12 @@ static void *key_of(struct gt_wait *w)
     return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
 }
 
-void waitq_add(void *key, struct gt_thread *t)
+/* Queues t on key; the caller holds b's lock, b is key's bucket. */
+static void add_locked(struct waitq_bucket *b, void *key, struct gt_thread *t)
 {
-    struct waitq_bucket *b = waitq_bucket_of(key);
     struct gt_wait *w = &t->wait;
     GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */
     w->next = NULL;
-    bucket_lock(b);
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
     w->added = atomic_load_explicit(&b->adds, memory_order_relaxed) + 1;
     atomic_store_explicit(&b->adds, w->added, memory_order_relaxed);
@@ -72,6 +71,13 @@ void waitq_add(void *key, struct gt_thread *t)
         b->head = w;
     b->tail = w;
     count_add(b, 1, key);
+}
+
+void waitq_add(void *key, struct gt_thread *t)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    add_locked(b, key, t);
     bucket_unlock(b);
 }
 
@@ -193,6 +199,8 @@ void waitq_fork_child(void)
         waitq_buckets[i].head = waitq_buckets[i].tail = NULL;
         atomic_store(&waitq_buckets[i].count, 0);
         atomic_store(&waitq_buckets[i].sole, NULL);
+        atomic_store(&waitq_buckets[i].ended, NULL);
+        atomic_store(&waitq_buckets[i].ended_tid, 0);
         spin_unlock(&waitq_buckets[i].lock);
     }
 }
@@ -203,8 +211,46 @@ GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t)
     pthread_t handle;
     if (!tr_exit_begin(t, &stk, &handle)) return;
     waitq_remove(t);
-    waitq_wake((void *)(uintptr_t)handle, t, stk, INT_MAX);
+    void *key = (void *)(uintptr_t)handle;
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    wake_locked(b, key, t, stk, INT_MAX);
+    atomic_store_explicit(&b->ended, key, memory_order_relaxed);
+    atomic_store_explicit(&b->ended_tid, atomic_load(&t->tid), memory_order_relaxed);
+    bucket_unlock(b);
     tr_exit_end(t);
+}
+
+/* Whether the bucket's ended handle is key, of thread tid (0: whichever). */
+static int ended(struct waitq_bucket *b, void *key, int64_t tid)
+{
+    return atomic_load_explicit(&b->ended, memory_order_relaxed) == key &&
+           (!tid || atomic_load_explicit(&b->ended_tid, memory_order_relaxed) == tid);
+}
+
+GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder)
+{
+    void *key = (void *)(uintptr_t)th;
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    /* holder < 0: not started, so not ended either; 0: its record has ended (or it is untraced) */
+    int traced =
+        (holder < 0 || !ended(b, key, holder)) && tr_block_on(self, GT_R_JOIN, key, holder);
+    if (traced) add_locked(b, key, self);
+    bucket_unlock(b);
+    return traced;
+}
+
+void waitq_thread_created(pthread_t th, struct gt_thread *child)
+{
+    void *key = (void *)(uintptr_t)th;
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    if (atomic_load_explicit(&b->ended, memory_order_relaxed) != key) return; /* the usual case */
+    int64_t tid = child ? atomic_load(&child->tid) : 0;                       /* 0: not started */
+    bucket_lock(b);
+    if (ended(b, key, 0) && (!tid || !ended(b, key, tid))) /* not the child's own end */
+        atomic_store_explicit(&b->ended, NULL, memory_order_relaxed);
+    bucket_unlock(b);
 }
 
 GOTRACE_API_FN void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts)

@@ -5,12 +5,19 @@
  * while a waker holds the bucket lock every queued thread is still inside its wait and tr_wake
  * cannot wake a later, unrelated wait. A waker dequeues every thread it wakes, so the queue of
  * a key holds exactly the threads still waiting there that nobody has woken yet.
+ * A join is queued in one piece with its GoBlock, under its bucket's lock, and a thread's exit
+ * wakes its joiners and records its handle and TID as ended (the bucket's last) under the same
+ * lock: a joiner either blocks before the exit's look, and is woken by it, or finds the handle
+ * ended, by the thread it joins, and does not block (its real join waits only for the rest of
+ * the exit, which the trace does not see). pthread_create forgets an earlier thread's end under
+ * the handle it returns (not the new thread's own, when it ended already).
  * A lock's releaser wakes after its release, outside its critical section: it reads the
  * bucket's count of adds before the release, and wakes the key's sole waiter queued by then
  * (each node keeps the number of its add), so a wake never reaches a wait that began after the
  * release, even when the waiter left and queued again meanwhile.
- * Bucket locks are spinlocks held for a few hundred ns; nothing else is locked inside them but
- * the buffer pool. The bucket's count, sole key and adds are lock-free hints for fast paths. */
+ * Bucket locks are spinlocks held for a few hundred ns (a join's for its stack capture too);
+ * nothing else is locked inside them but the buffer pool. The bucket's count, sole key and adds
+ * are lock-free hints for fast paths. */
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
 #include "thread.h"
@@ -22,9 +29,11 @@ void waitq_remove(struct gt_thread *t);
 #define WAITQ_NBUCKETS 1024
 struct waitq_bucket {
     gt_spinlock lock;
-    atomic_int count;   /* threads queued in this bucket, whatever their key */
-    void *_Atomic sole; /* the key of every queued thread; WAITQ_MIXED when keys differ */
-    atomic_uint adds;   /* threads queued in this bucket so far (wraps) */
+    atomic_int count;          /* threads queued in this bucket, whatever their key */
+    void *_Atomic sole;        /* the key of every queued thread; WAITQ_MIXED when keys differ */
+    atomic_uint adds;          /* threads queued in this bucket so far (wraps) */
+    void *_Atomic ended;       /* the last handle here whose thread's exit woke its joiners */
+    _Atomic int64_t ended_tid; /* and that thread's TID */
     struct gt_wait *head, *tail;
 } __attribute__((aligned(64)));
 extern struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
@@ -80,6 +89,13 @@ void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts
  * on its pthread_t) woken in between and t out of any queue (cancelled, or exiting inside a
  * wait); nothing if its exit is not traced. */
 void waitq_thread_exit(struct gt_thread *t);
+/* A join of thread th (holder: tr_thread_tid) that waits (its try failed): GoBlock and queued on
+ * th, unless th's exit has woken its joiners already; whether it blocked (then waitq_remove and
+ * tr_unblock after the real join). */
+int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder);
+/* pthread_create returned handle th for child (NULL: untraced), before tr_create_done: an
+ * earlier thread's end under th is forgotten. */
+void waitq_thread_created(pthread_t th, struct gt_thread *child);
 /* Wakes up to max waiters on key queued before the bucket's adds read adds (waitq_adds, read
  * before a release), oldest first (as waitq_wake); returns how many. */
 int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max);

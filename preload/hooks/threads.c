@@ -78,24 +78,26 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     plainlock_threads_begin();
     struct gt_thread *self = tr_current();
     struct gt_thread *child = self ? tr_create_prepare(self, start, arg) : NULL;
-    if (!child) return REAL(pthread_create)(th, attr, start, arg);
-    int r = REAL(pthread_create)(th, attr, thread_trampoline, child);
+    int r = REAL(pthread_create)(th, attr, child ? thread_trampoline : start, child ? child : arg);
     if (r != 0) {
-        tr_create_failed(child);
+        if (child) tr_create_failed(child);
         return r;
     }
-    tr_create_done(child, *th);
+    waitq_thread_created(*th, child); /* its handle may be an ended thread's (waitq.h) */
+    if (child) tr_create_done(child, *th);
     return r;
 }
 
-/* ---- joins: try first; only a join that waits is a block ---- */
+/* ---- joins: try first; only a join that waits is a block, unless the thread's exit has
+ * woken its joiners already (waitq.h: blocked and queued in one piece) ---- */
 
 #define JOIN_HOOK(call_real)                                                                       \
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call_real;                                                                   \
     int r = REAL(pthread_tryjoin_np)(th, ret);                                                     \
     if (r != EBUSY) return r;                                                                      \
-    return WAIT_ON(self, (void *)(uintptr_t)th, GT_R_JOIN, tr_thread_tid(th), call_real)
+    return WAIT_WITH(self, waitq_join_block(self, th, tr_thread_tid(th)), (void)0,                 \
+                     waitq_remove(self), call_real)
 
 EXPORT int pthread_join(pthread_t th, void **ret)
 {
