@@ -10,7 +10,6 @@ CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2 -Iinclude
 UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
 UNWIND_LIBS   := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)
 DW_CFLAGS     := $(shell pkg-config --cflags libdw 2>/dev/null)
-DW_LIBS       := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw)
 GOROOT_123    := /usr/lib/go-1.23
 GO            := $(GOROOT_123)/bin/go
 TOOLS         := $(BUILD)/tools

@@ -27,7 +27,9 @@ preload_incs = $(foreach l,$(PRELOAD_SEES_$(1)),-Ipreload/$(l))
 PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                   $(UNWIND_CFLAGS) $(DW_CFLAGS) $(if $(DEBUG),-DGT_DEBUG_ASSERT=1)
 # libiberty (libiberty-dev): the demanglers, linked statically and kept hidden (stack/demangle.c).
-PRELOAD_LIBS  := $(UNWIND_LIBS) $(DW_LIBS) -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
+# libdw and libelf are not linked: stack/dwlazy.c dlopens libdw at the first pc the symbol cache
+# does not know (only their headers are needed to build).
+PRELOAD_LIBS  := $(UNWIND_LIBS) -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) common/go_wire.h | $(BUILD)
 	@mkdir -p $(@D)

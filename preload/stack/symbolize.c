@@ -19,6 +19,9 @@
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+
+#include "dwlazy.h" /* after the elfutils headers: their functions through dlopen */
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +110,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **user, const char *modname, GE
     return -1;
 }
 
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
+static Dwfl_Callbacks callbacks = {
+    /* .find_elf = dwfl_linux_proc_find_elf once libdw is loaded */
     .find_debuginfo = find_debuginfo,
     .debuginfo_path = &debuginfo_path,
 };
@@ -144,11 +147,14 @@ int sym_init(void)
     return 0;
 }
 
-/* Whether the Dwfl exists, begun (and the modules reported) on first need. */
+/* Whether the Dwfl exists, begun (libdw loaded, the modules reported) on first need. */
 static int have_dwfl(void)
 {
     if (dwfl || dwfl_failed) return dwfl != NULL;
-    dwfl = dwfl_begin(&callbacks);
+    if (dwlazy_load() == 0) {
+        callbacks.find_elf = dwfl_linux_proc_find_elf;
+        dwfl = dwfl_begin(&callbacks);
+    }
     if (!dwfl) {
         dwfl_failed = 1;
         gt_log("symbolization unavailable; stacks will show addresses only");
@@ -789,9 +795,10 @@ static int variable_type(Dwfl_Module *mod, const char *name, Dwarf_Die *type)
     return 0;
 }
 
-int sym_data(uintptr_t addr, char *buf, size_t cap)
+/* sym_data with libdwfl; -1 without it. */
+static int data_name(uintptr_t addr, char *buf, size_t cap)
 {
-    if (!ready || cap == 0 || !have_dwfl()) return 0;
+    if (!have_dwfl()) return -1;
     Dwfl_Module *mod = module_at(addr);
     GElf_Off off = 0;
     GElf_Sym sym;
@@ -808,6 +815,18 @@ int sym_data(uintptr_t addr, char *buf, size_t cap)
                 : snprintf(buf, cap, "%s", demangle_name(name));
     if (n < 0) return 0;
     return (size_t)n >= cap ? (int)cap - 1 : n;
+}
+
+int sym_data(uintptr_t addr, char *buf, size_t cap)
+{
+    if (!ready || cap == 0) return 0;
+    struct symcache_module *cm = symcache_module(addr);
+    int n = cm ? symcache_get_data(cm, addr, buf, cap) : -1;
+    if (n >= 0) return n;
+    n = data_name(addr, buf, cap);
+    if (n < 0) return 0;
+    if (cm) symcache_put_data(cm, addr, buf, (size_t)n);
+    return n;
 }
 
 void sym_fini(void)

@@ -3,7 +3,8 @@
  *   OFFSET RUNTIME N(\tFUNC\tFILE\tLINE){N}\n
  * OFFSET (hex) is the address minus the module's load bias, RUNTIME (hex) the frames' runtime
  * bits (symbolize.c), FILE is empty (none), "m" (the module's own path) or "f" and a path.
- * Names are stored demangled; a name holding a tab or a newline is not cached. The modules
+ * Names are stored demangled; a name holding a tab or a newline is not cached. The name of a
+ * static object (sym_data) is a line "~OFFSET\tNAME" (NAME empty: none). The modules
  * come from dl_iterate_phdr and their build IDs from their PT_NOTE segments in memory: a hit
  * reads no ELF file and never starts libdwfl. */
 #include "symcache.h"
@@ -24,6 +25,7 @@
 
 #define MAX_BUILD_ID 64
 #define MAX_FILE_BYTES (64u << 20) /* a cache file is neither read nor grown past this */
+#define DATA_KEY (1ull << 63)      /* the key of a "~" line: its offset | DATA_KEY */
 
 struct slot {
     uint64_t off;   /* address - bias */
@@ -246,9 +248,11 @@ static void index_lines(struct symcache_module *m, size_t len)
     for (char *at = m->buf, *nl; (nl = memchr(at, '\n', len - (size_t)(at - m->buf))) != NULL;
          at = nl + 1) {
         char *end;
+        int data = *at == '~';
         errno = 0;
-        uint64_t off = strtoull(at, &end, 16);
-        if (end == at || *end != ' ' || errno) continue;
+        uint64_t off = strtoull(at + data, &end, 16);
+        if (end == at + data || *end != (data ? '\t' : ' ') || errno || off >= DATA_KEY) continue;
+        off |= data ? DATA_KEY : 0;
         size_t i = slot_of(m, off);
         if (!m->tab[i].at) m->tab[i] = (struct slot){off, at};
     }
@@ -354,6 +358,24 @@ static int put_field(char *buf, size_t cap, size_t *len, const char *prefix, uin
     return 0;
 }
 
+/* Appends one whole line (or several) to m's file, with one write. */
+static void append(struct symcache_module *m, const char *buf, size_t len)
+{
+    if (m->size + len > MAX_FILE_BYTES || (!dir_made && make_dir() != 0)) return;
+    dir_made = 1;
+    int fd = open(m->file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        m->writable = 0;
+        return;
+    }
+    fd = fds_high(fd);
+    if (write(fd, buf, len) == (ssize_t)len)
+        m->size += len;
+    else
+        m->writable = 0;
+    close(fd);
+}
+
 void symcache_put(struct symcache_module *m, uintptr_t pc, const struct sym_frame *f, int n,
                   uint32_t runtime, int modpath)
 {
@@ -377,22 +399,34 @@ void symcache_put(struct symcache_module *m, uintptr_t pc, const struct sym_fram
         ok = k > 0 && (size_t)k < cap - len - 1;
         len += ok ? (size_t)k : 0;
     }
-    if (ok) buf[len++] = '\n';
-    if (ok && m->size + len <= MAX_FILE_BYTES && (dir_made || make_dir() == 0)) {
-        dir_made = 1;
-        int fd = open(m->file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            fd = fds_high(fd);
-            if (write(fd, buf, len) == (ssize_t)len)
-                m->size += len;
-            else
-                m->writable = 0;
-            close(fd);
-        } else {
-            m->writable = 0;
-        }
+    if (ok) {
+        buf[len++] = '\n';
+        append(m, buf, len);
     }
     free(buf);
+}
+
+int symcache_get_data(struct symcache_module *m, uintptr_t addr, char *buf, size_t cap)
+{
+    if (!m->loaded) load(m);
+    const char *at = m->tab ? m->tab[slot_of(m, (addr - m->bias) | DATA_KEY)].at : NULL;
+    if (!at || cap == 0) return -1;
+    const char *name = strchr(at, '\t') + 1;
+    size_t n = (size_t)(strchr(name, '\n') - name);
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    return (int)n;
+}
+
+void symcache_put_data(struct symcache_module *m, uintptr_t addr, const char *name, size_t len)
+{
+    if (!m->loaded) load(m);
+    if (!m->writable || memchr(name, '\t', len) || memchr(name, '\n', len)) return;
+    char buf[64 + 1024];
+    int n = snprintf(buf, sizeof buf, "~%llx\t%.*s\n", (unsigned long long)(addr - m->bias),
+                     (int)len, name);
+    if (n > 0 && (size_t)n < sizeof buf) append(m, buf, (size_t)n);
 }
 
 void symcache_forget(void)

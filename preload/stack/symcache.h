@@ -37,6 +37,11 @@ int symcache_get(struct symcache_module *m, uintptr_t pc, struct sym_frame *out,
  * as such and given back as the module's path in this process. */
 void symcache_put(struct symcache_module *m, uintptr_t pc, const struct sym_frame *f, int n,
                   uint32_t runtime, int modpath);
+/* The cached name of the static object at data address addr in m (sym_data) into buf (cap
+ * bytes, NUL-terminated): its length, 0 for "no name", -1 on a miss. */
+int symcache_get_data(struct symcache_module *m, uintptr_t addr, char *buf, size_t cap);
+/* Records sym_data's answer for addr: name (len bytes; 0: none). */
+void symcache_put_data(struct symcache_module *m, uintptr_t addr, const char *name, size_t len);
 /* Forgets the module table and every loaded cache file (after code was unloaded). */
 void symcache_forget(void);
 #endif

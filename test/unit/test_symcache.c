@@ -2,7 +2,8 @@
  * Invariants checked: frames put for an address come back after the module table and every
  * loaded file were forgotten (so from the file), strings, lines, inlined pcs and runtime bits
  * alike; the module-path file is this process's path of the module; a name holding a tab is
- * not cached; the cache is off without a directory; an address in no module is not cached. */
+ * not cached; the cache is off without a directory; an address in no module is not cached;
+ * a static object's name (sym_data) comes back, "no name" too, and is told from a miss. */
 #include "strtab.h"
 #include "symcache.h"
 
@@ -94,4 +95,24 @@ Test(symcache, off_and_outside_modules, .init = init, .fini = fini)
     cr_assert_null(symcache_module(16), "no module at address 16");
     symcache_dir("");
     cr_assert_null(symcache_module((uintptr_t)&here), "off without a directory");
+}
+
+static int object_here[4];
+
+Test(symcache, object_names, .init = init, .fini = fini)
+{
+    uintptr_t a = (uintptr_t)&object_here[1], b = (uintptr_t)&object_here[2];
+    struct symcache_module *m = symcache_module(a);
+    cr_assert_not_null(m);
+    char buf[64];
+    cr_assert_eq(symcache_get_data(m, a, buf, sizeof buf), -1, "a miss");
+    symcache_put_data(m, a, "object_here+0x4", 15);
+    symcache_put_data(m, b, "", 0);
+    symcache_forget();
+    m = symcache_module(a);
+    cr_assert_eq(symcache_get_data(m, a, buf, sizeof buf), 15);
+    cr_assert_str_eq(buf, "object_here+0x4");
+    cr_assert_eq(symcache_get_data(m, b, buf, sizeof buf), 0, "cached: no name");
+    cr_assert_eq(symcache_get_data(m, a, buf, 7), 6, "cut to the buffer");
+    cr_assert_str_eq(buf, "object");
 }

@@ -4,7 +4,8 @@
 # the first run names the known wait with sync_hold.c:LINE; the stripped copy, with the cache,
 # gives exactly the same stack lines (its frames came from the cache, as it has no DWARF left);
 # the stripped copy without the cache (GOTRACE_SYMCACHE=0) has no such line (what the cache
-# gave is not what the file gives); a debug file installed beside the stripped copy afterwards
+# gave is not what the file gives); libdw is loaded (dlopen, LD_DEBUG=files) without the cache
+# and not at all when the cache knows every frame; a debug file installed beside the stripped copy afterwards
 # (.gnu_debuglink, another build: no line) is seen, not hidden by the cache; a cache file made
 # of garbage lines is ignored.
 
@@ -30,17 +31,19 @@ stack_lines "$RUN_TRACE" >"$CASE_DIR/fresh.stacks"
 # the stripped copy's ELF-symbol names would be hold+0x...: the program's file name differs
 sed "s|$dir/hold|$dir/copy/hold|g" "$CASE_DIR/fresh.stacks" >"$CASE_DIR/fresh.copy.stacks"
 
-trace_run cached GOTRACE_SYMCACHE="$cache" -- "$dir/copy/hold"
+trace_run cached GOTRACE_SYMCACHE="$cache" LD_DEBUG=files -- "$dir/copy/hold"
 expect_status sync_hold 0
 validate "$RUN_TRACE"
 stack_lines "$RUN_TRACE" >"$CASE_DIR/cached.stacks"
 assert_ge "$(frames "$RUN_TRACE" "sync_hold.c:$line")" 10 "frames at sync_hold.c:$line from the cache"
 extra=$(comm -13 "$CASE_DIR/fresh.copy.stacks" "$CASE_DIR/cached.stacks" | wc -l)
 assert_eq "$extra" 0 "stack lines of the cached run that the fresh run does not have"
+assert_eq "$(grep -c 'file=libdw' "$RUN_ERR" || true)" 0 "loads of libdw with a warm cache"
 
-trace_run uncached GOTRACE_SYMCACHE=0 -- "$dir/copy/hold"
+trace_run uncached GOTRACE_SYMCACHE=0 LD_DEBUG=files -- "$dir/copy/hold"
 expect_status sync_hold 0
 validate "$RUN_TRACE"
+assert_contains "$RUN_ERR" "file=libdw.so.1" "LD_DEBUG's list of loaded objects, no cache"
 assert_eq "$(frames "$RUN_TRACE" "sync_hold.c:")" 0 "frames with a line, stripped and uncached"
 
 # Another build's debug file beside the copy: its DWARF does not match (another build ID), so
