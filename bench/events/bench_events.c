@@ -20,6 +20,7 @@
 #define ROUNDS 200000
 #define RUNS 7
 #define EVENTS_PER_WAIT 4
+#define LOOPS 200000
 
 static atomic_int turn;
 static int traced;
@@ -95,6 +96,28 @@ static double run_once(void)
     return (double)(now_ns() - t0);
 }
 
+/* Stand for the hooks of a wait and of a system call (the frames the stacks start at). */
+__attribute__((noinline)) static void self_wait(struct gt_thread *self)
+{
+    if (tr_block(self, GT_R_SLEEP)) tr_unblock(self);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void syscall_like(struct gt_thread *self)
+{
+    if (tr_syscall_begin(self)) tr_syscall_end(self);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* ns per call of hook on the calling thread. */
+static double per_call(void (*hook)(struct gt_thread *), struct gt_thread *self)
+{
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < LOOPS; i++)
+        hook(self);
+    return (double)(now_ns() - t0) / LOOPS;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -128,6 +151,12 @@ int main(void)
         per_wait[r] = with[r] / (double)n; /* a hand-off that found its turn did not wait */
         with[r] /= 2.0 * ROUNDS;
     }
+    double waits[RUNS], calls[RUNS];
+    struct gt_thread *self = tr_current();
+    for (int r = 0; r < RUNS && self; r++) {
+        waits[r] = per_call(self_wait, self);
+        calls[r] = per_call(syscall_like, self);
+    }
     tr_shutdown();
     unlink(path);
     if (atomic_load(&untraced_waits)) {
@@ -137,9 +166,18 @@ int main(void)
     qsort(plain, RUNS, sizeof *plain, cmp);
     qsort(with, RUNS, sizeof *with, cmp);
     qsort(per_wait, RUNS, sizeof *per_wait, cmp);
+    if (!self) {
+        fprintf(stderr, "bench_events: the main thread is not traced\n");
+        return 1;
+    }
+    qsort(waits, RUNS, sizeof *waits, cmp);
+    qsort(calls, RUNS, sizeof *calls, cmp);
     double p = plain[RUNS / 2], w = with[RUNS / 2];
     printf("blocking path: %.1f ns per hand-off plain, %.1f traced (%.1f per traced wait); "
-           "%.1f ns added per event (%d events per wait, stacks on)\n",
-           p, w, per_wait[RUNS / 2], (per_wait[RUNS / 2] - p) / EVENTS_PER_WAIT, EVENTS_PER_WAIT);
+           "%.1f ns added per event (%d events per wait, stacks on); on one thread: %.1f ns per "
+           "event of a wait that ends by itself (4 events, one stack), %.1f of a system call "
+           "(3 events, one stack)\n",
+           p, w, per_wait[RUNS / 2], (per_wait[RUNS / 2] - p) / EVENTS_PER_WAIT, EVENTS_PER_WAIT,
+           waits[RUNS / 2] / 4, calls[RUNS / 2] / 3);
     return 0;
 }

@@ -46,6 +46,12 @@ void tr_reasons_init(void)
 
 /* ---- acquire and release ---- */
 
+/* own_time: the moves of a G out of Running or Syscall (and of its P) are the owner's alone
+ * (wr_g_move_own: nobody else moves a G that runs) and only ever follow its own moves, so their
+ * events are timed with gt_now_early: no other thread's move must come before them in time, and
+ * the owner's own earlier events are earlier in its stream, whose times never go back
+ * (writer.h). */
+
 struct call {
     struct gt_thread *t; /* NULL: a caller without a record (tr_stack) */
     int saved_errno;
@@ -84,7 +90,7 @@ static uint64_t tid_of(struct gt_thread *t)
 /* A status fix-up after the G is Running again: gives Go's profiles a stack-carrying
  * transition (docs/go-trace-format.md 6.5). The move back to Running (resume with
  * MOVE_RESTART) already restarted the G's sequence at 0 for it. */
-static void running_fixup(struct gt_writer *w, uint64_t stk)
+static inline __attribute__((always_inline)) void running_fixup(struct gt_writer *w, uint64_t stk)
 {
     struct gt_thread *t = w->t;
     wr_mark_stack(w, stk);
@@ -95,7 +101,7 @@ static void running_fixup(struct gt_writer *w, uint64_t stk)
 /* Brings the owner back to Running from Waiting, Runnable or Syscall; 0 if it was Running,
  * -1 if the section must restart in a newer generation.
  * restart: MOVE_RESTART when the caller writes running_fixup next (then on 1), else 0. */
-static int resume(struct gt_writer *w, unsigned restart)
+static inline __attribute__((always_inline)) int resume(struct gt_writer *w, unsigned restart)
 {
     struct gt_thread *t = w->t;
     uint64_t seq0;
@@ -103,8 +109,9 @@ static int resume(struct gt_writer *w, unsigned restart)
     if (g_state(t) == GO_G_SYSCALL) { /* only the owner moves it out of Syscall */
         struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
         uint64_t ps;
-        wr_p_move(w, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps);
-        wr_g_move(w, t, SMASK(GO_G_SYSCALL), GO_G_RUNNING | restart, WR_INC0, &seq0, &from);
+        wr_p_move_own(w, p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &ps);
+        wr_g_move_own(w, SMASK(GO_G_SYSCALL), GO_G_RUNNING | restart, &seq0, &from);
+        w->ts = gt_now_early(); /* only the owner's moves came before: own_time */
         WR_EMIT0(w, GO_EV_GO_SYSCALL_END);
         return 1;
     }
@@ -391,8 +398,9 @@ block(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder)
     struct gt_writer w;
     wr_begin(&w, self);
     wr_p_touch(&w);
-    int r = wr_g_move(&w, self, SMASK(GO_G_RUNNING), GO_G_WAITING, WR_INC0, &seq0, &from);
+    int r = wr_g_move_own(&w, SMASK(GO_G_RUNNING), GO_G_WAITING, &seq0, &from);
     if (r == MOVE_OK) {
+        w.ts = gt_now_early(); /* own_time */
         wr_mark_stack(&w, stk);
         wr_mark_str(&w, rid);
         WR_EMIT(&w, GO_EV_GO_BLOCK, rid, stk);
@@ -492,8 +500,9 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     struct gt_writer w;
     wr_begin(&w, self);
     struct gt_p *p = atomic_load_explicit(&self->p, memory_order_relaxed);
-    wr_p_move(&w, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps);
-    wr_g_move(&w, self, SMASK(GO_G_RUNNING), GO_G_SYSCALL, WR_INC0, &seq0, &from);
+    wr_p_move_own(&w, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps);
+    wr_g_move_own(&w, SMASK(GO_G_RUNNING), GO_G_SYSCALL, &seq0, &from);
+    w.ts = gt_now_early(); /* own_time */
     wr_mark_stack(&w, stk);
     WR_EMIT(&w, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     wr_end(&w);

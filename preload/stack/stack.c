@@ -90,23 +90,6 @@ static int last_used(const uintptr_t *pcs, int first, int n)
     return end;
 }
 
-/* Moves way i of the memo to the front: most recently hit first. By swaps of neighbours (a
- * shifting loop compiles to two memmove calls, costly for the one or two places moved here). */
-static void memo_front(struct stack_memo *m, int i)
-{
-    for (; i > 0; i--) {
-        uintptr_t ra = m->ra[i];
-        const struct stack_way *k = m->known[i];
-        uint64_t id = m->id[i];
-        m->ra[i] = m->ra[i - 1];
-        m->known[i] = m->known[i - 1];
-        m->id[i] = m->id[i - 1];
-        m->ra[i - 1] = ra;
-        m->known[i - 1] = k;
-        m->id[i - 1] = id;
-    }
-}
-
 /* Keeps the walk just recorded (m->scratch: walk_here called from capture_miss, called from
  * capture_at, whose CFA is cfa, entry RBP bp and return address ra) for the stack id, rebased
  * on cfa, in a free way or in place of the least recently hit. Rebasing: the walk's offsets are
@@ -142,15 +125,17 @@ static void memo_keep(struct stack_memo *m, int last, uint64_t id, uintptr_t cfa
         }
         w[n++] = (struct walk_check){off, want};
     }
-    struct stack_way *slot = m->used < STACK_MEMO_WAYS
-                                 ? &m->chain[m->used++]
-                                 : (struct stack_way *)m->known[STACK_MEMO_WAYS - 1];
-    memcpy(slot->c, w, (size_t)n * sizeof w[0]);
-    slot->n = n;
-    m->ra[m->used - 1] = ra; /* the last way: new, or the one replaced */
-    m->known[m->used - 1] = slot;
-    m->id[m->used - 1] = id;
-    memo_front(m, m->used - 1);
+    int way = 0;
+    if (m->used < STACK_MEMO_WAYS)
+        way = m->used++;
+    else
+        for (int k = 1; k < STACK_MEMO_WAYS; k++)
+            if (m->last[k] - m->last[way] > UINT32_MAX / 2) way = k; /* hit longer ago (wraps) */
+    memcpy(m->chain[way].c, w, (size_t)n * sizeof w[0]);
+    m->chain[way].n = n;
+    m->ra[way] = ra;
+    m->id[way] = id;
+    m->last[way] = ++m->clock;
 }
 
 /* Whether every check of way w holds for the frames above cfa (stack.h). Reads the frames'
@@ -222,9 +207,9 @@ capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
             memo->used = 0;
         }
         for (int i = 0; i < memo->used; i++)
-            if (memo->ra[i] == ra && way_holds(memo->known[i], cfa, bp)) {
-                if (i) memo_front(memo, i);
-                return memo->id[0];
+            if (memo->ra[i] == ra && way_holds(&memo->chain[i], cfa, bp)) {
+                memo->last[i] = ++memo->clock;
+                return memo->id[i];
             }
     }
     uint64_t id = capture_miss(memo, bp, cfa, ra);

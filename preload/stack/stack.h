@@ -24,8 +24,8 @@ int stack_init(int max_depth, int enabled);
 /* A thread's memo of the stacks it captured last, so that a capture of a stack seen lately
  * returns its id without walking or interning: each way is the walk's chain of checks (walk.h),
  * rebased on stack_capture's own CFA, whose first check (the return address into the caller of
- * stack_capture) is kept apart in ra[] to find candidate ways with one compare each;
- * most-recently-hit first. Owner-thread only; zeroed is empty. */
+ * stack_capture) is kept apart in ra[] to find candidate ways with one compare each; a miss
+ * replaces the least recently hit way. Owner-thread only; zeroed is empty. */
 #define STACK_MEMO_WAYS 8
 #define STACK_FIRST 4
 /* A check: the value at CFA + off (off even); at CFA + off - 1, minus CFA (off odd); or RBP at
@@ -38,9 +38,10 @@ struct stack_way {
 struct stack_memo {
     uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
     int used;
-    uintptr_t ra[STACK_MEMO_WAYS];                  /* first check of known[i], MRU order */
-    const struct stack_way *known[STACK_MEMO_WAYS]; /* into chain[] */
-    uint64_t id[STACK_MEMO_WAYS];                   /* stack id of known[i] */
+    uint32_t clock;                 /* hits and keeps so far */
+    uint32_t last[STACK_MEMO_WAYS]; /* clock at way i's last hit or keep */
+    uintptr_t ra[STACK_MEMO_WAYS];  /* the first check of way i (chain[i]) */
+    uint64_t id[STACK_MEMO_WAYS];   /* its stack id */
     /* Read by the flusher too (stack_named): the first STACK_FIRST distinct stacks the owner
      * captured (first[i] set once, before nfirst counts it), and the start routine its creator
      * named the thread by. */

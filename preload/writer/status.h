@@ -52,6 +52,28 @@ word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
     return MOVE_OK;
 }
 
+/* word_move_fast (without inc[]) for a word only its owner moves in its current state and
+ * generation, from inside a section of generation gen: the owner's own G out of Running or
+ * Syscall, or its own P. Nobody else writes such a word then (wakers move Waiting G's only; the
+ * flusher claims a newer generation only once every section of gen has ended, generation.c;
+ * signal handlers on the owner move nothing), so a plain store does what the CAS would. */
+static inline __attribute__((always_inline)) int word_move_own(_Atomic uint64_t *word, uint64_t gen,
+                                                               unsigned mask, unsigned to,
+                                                               unsigned inc, uint64_t *seq0,
+                                                               unsigned *from, uint64_t *ts)
+{
+    uint64_t w = atomic_load_explicit(word, memory_order_relaxed);
+    unsigned st = word_state(w);
+    if (__builtin_expect(!(mask & SMASK(st)) || word_gen(w) != gen, 0)) return MOVE_STATE;
+    uint64_t base = word_seq(w);
+    uint64_t seq = (to & MOVE_RESTART) ? 0 : base + inc;
+    atomic_store_explicit(word, word_make(gen, to & 0xfu, seq), memory_order_release);
+    if (ts) *ts = 0;
+    *seq0 = base;
+    *from = st;
+    return MOVE_OK;
+}
+
 static inline __attribute__((always_inline)) int
 g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
        uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
@@ -67,6 +89,23 @@ static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_
     unsigned from;
     if (word_move_fast(&p->word, gen, mask, to, NULL, inc, seq0, &from, ts) == MOVE_OK)
         return MOVE_OK;
+    return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
+}
+/* g_move (adding nothing to the sequence) and p_move of the owner's own words (word_move_own). */
+static inline __attribute__((always_inline)) int
+g_move_own(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, uint64_t *seq0,
+           unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    if (word_move_own(&t->gword, gen, mask, to, 0, seq0, from, ts) == MOVE_OK) return MOVE_OK;
+    static const uint8_t inc0[8] = {0};
+    return g_move_slow(gen, t, mask, to, inc0, seq0, from, emit, ctx, ts);
+}
+static inline __attribute__((always_inline)) int
+p_move_own(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
+           gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    unsigned from;
+    if (word_move_own(&p->word, gen, mask, to, inc, seq0, &from, ts) == MOVE_OK) return MOVE_OK;
     return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses

@@ -26,3 +26,12 @@ __attribute__((cold, noinline)) int wr_refill(struct gt_stream *st, uint64_t gen
     st->last_ts = now;
     return 1;
 }
+
+__attribute__((cold, noinline)) void wr_label(struct gt_writer *w, uint64_t name)
+{
+    struct gt_thread *t = w->t;
+    wr_mark_str(w, name);
+    WR_EMIT(w, GO_EV_GO_LABEL, name);
+    t->label_str = name;
+    t->label_gen = w->gen;
+}

@@ -99,6 +99,20 @@ static inline __attribute__((always_inline)) int wr_p_move(struct gt_writer *w, 
     return p_move(w->gen, p, mask, to, inc, seq0, wr_emit_fn, w, &w->ts);
 }
 
+/* The same for the writer's own G out of Running or Syscall and its own P (status.h
+ * word_move_own: no CAS). */
+static inline __attribute__((always_inline)) int
+wr_g_move_own(struct gt_writer *w, unsigned mask, unsigned to, uint64_t *seq0, unsigned *from)
+{
+    return g_move_own(w->gen, w->t, mask, to, seq0, from, wr_emit_fn, w, &w->ts);
+}
+static inline __attribute__((always_inline)) int wr_p_move_own(struct gt_writer *w, struct gt_p *p,
+                                                               unsigned mask, unsigned to,
+                                                               unsigned inc, uint64_t *seq0)
+{
+    return p_move_own(w->gen, p, mask, to, inc, seq0, wr_emit_fn, w, &w->ts);
+}
+
 /* Whether key was marked in gen by this thread lately (then it need not be again); records it.
  * Keys: stack id << 1, string id << 1 | 1. */
 static inline int wr_marked_lately(struct gt_thread *t, uint64_t gen, uint64_t key)
@@ -153,14 +167,12 @@ static inline void wr_g_touch(struct gt_writer *w)
 
 /* The thread's name as a GoLabel, if it changed or was not written yet in this generation
  * (the G must be Running and its status claimed). See docs/annotations.md. */
-static inline void wr_label_if_due(struct gt_writer *w)
+void wr_label(struct gt_writer *w, uint64_t name); /* the GoLabel itself */
+static inline __attribute__((always_inline)) void wr_label_if_due(struct gt_writer *w)
 {
     struct gt_thread *t = w->t;
     uint64_t name = atomic_load_explicit(&t->name_str, memory_order_acquire);
     if (__builtin_expect(!name, 1) || (t->label_str == name && t->label_gen == w->gen)) return;
-    wr_mark_str(w, name);
-    WR_EMIT(w, GO_EV_GO_LABEL, name);
-    t->label_str = name;
-    t->label_gen = w->gen;
+    wr_label(w, name);
 }
 #endif

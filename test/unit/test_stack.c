@@ -183,6 +183,39 @@ Test(stack, memo_returns_the_ids_of_a_fresh_walk)
     memo = NULL;
 }
 
+/* The stacks below stop at the trampoline: the same path whatever the test's call site. */
+static int cold_depth;
+static uint64_t cold_start(void)
+{
+    return recurse(cold_depth);
+}
+
+/* More paths than ways: each capture still gives the id of a fresh walk, and a path hit at every
+ * other capture is in the memo at the end, once. */
+Test(stack, memo_with_more_paths_than_ways)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    static struct stack_memo m;
+    uint64_t hot = trampoline(user_a), cold[12];
+    for (int k = 0; k < 12; k++) {
+        cold_depth = k;
+        cold[k] = trampoline(cold_start);
+    }
+    memo = &m;
+    volatile int count = 120;
+    for (int i = 0; i < count; i++) {
+        cr_assert_eq(trampoline(user_a), hot);
+        cold_depth = i % 12;
+        cr_assert_eq(trampoline(cold_start), cold[i % 12]);
+    }
+    memo = NULL;
+    cr_assert_eq(m.used, STACK_MEMO_WAYS);
+    int kept = 0;
+    for (int i = 0; i < STACK_MEMO_WAYS; i++)
+        kept += m.id[i] == hot;
+    cr_assert_eq(kept, 1, "the path hit at every other capture is kept, once");
+}
+
 Test(stack, trampoline_cuts)
 {
     cr_assert_eq(stack_init(32, 1), 0);

@@ -143,3 +143,54 @@ Test(status, switch_claims_only_unclaimed_and_live)
     status_claim_switch(&running, 2, record, &own, record, &anon);
     cr_assert_eq(own.n, 2);
 }
+
+/* The owner's own moves (no CAS) do what g_move and p_move do: within the generation no status
+ * and the same sequences, claiming an older one a status first; a word in another state or
+ * a newer generation is left alone. */
+Test(status, own_moves_match_the_shared_ones)
+{
+    struct gt_thread t = {.g = 9};
+    atomic_store(&t.tid, 77);
+    atomic_store(&t.gword, word_make(3, GO_G_RUNNING, 4));
+    struct rec r = {0};
+    uint64_t seq0, ts = 1;
+    unsigned from;
+    cr_assert_eq(
+        g_move_own(3, &t, SMASK(GO_G_RUNNING), GO_G_SYSCALL, &seq0, &from, record, &r, &ts),
+        MOVE_OK);
+    cr_assert_eq(r.n, 0, "no status within the generation");
+    cr_assert_eq(seq0, 4);
+    cr_assert_eq(from, GO_G_RUNNING);
+    cr_assert_eq(ts, 0, "timed at the next event");
+    cr_assert_eq(atomic_load(&t.gword), word_make(3, GO_G_SYSCALL, 4), "nothing added");
+    cr_assert_eq(g_move_own(3, &t, SMASK(GO_G_SYSCALL), GO_G_RUNNING | MOVE_RESTART, &seq0, &from,
+                            record, &r, NULL),
+                 MOVE_OK);
+    cr_assert_eq(atomic_load(&t.gword), word_make(3, GO_G_RUNNING, 0), "restarted");
+    cr_assert_eq(
+        g_move_own(3, &t, SMASK(GO_G_SYSCALL), GO_G_RUNNING, &seq0, &from, record, &r, NULL),
+        MOVE_STATE);
+    cr_assert_eq(
+        g_move_own(4, &t, SMASK(GO_G_RUNNING), GO_G_WAITING, &seq0, &from, record, &r, NULL),
+        MOVE_OK);
+    cr_assert_eq(r.n, 1, "a claim writes the status of the state before");
+    cr_assert_eq(r.type[0], GO_EV_GO_STATUS);
+    cr_assert_eq(r.args[0][2], GO_G_RUNNING);
+    cr_assert_eq(atomic_load(&t.gword), word_make(4, GO_G_WAITING, 0));
+    cr_assert_eq(
+        g_move_own(3, &t, SMASK(GO_G_WAITING), GO_G_RUNNING, &seq0, &from, record, &r, NULL),
+        MOVE_SKEW);
+
+    struct gt_p p = {.id = 2};
+    atomic_store(&p.word, word_make(4, GO_P_RUNNING, 10));
+    cr_assert_eq(p_move_own(4, &p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &seq0, record, &r, NULL),
+                 MOVE_OK);
+    cr_assert_eq(seq0, 10);
+    cr_assert_eq(atomic_load(&p.word), word_make(4, GO_P_SYSCALL, 11));
+    cr_assert_eq(p_move_own(5, &p, SMASK(GO_P_SYSCALL), GO_P_RUNNING, 0, &seq0, record, &r, NULL),
+                 MOVE_OK);
+    cr_assert_eq(r.n, 2);
+    cr_assert_eq(r.type[1], GO_EV_PROC_STATUS);
+    cr_assert_eq(r.args[1][1], GO_P_SYSCALL);
+    cr_assert_eq(atomic_load(&p.word), word_make(5, GO_P_RUNNING, 0));
+}
