@@ -174,6 +174,26 @@ int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned 
     return woken;
 }
 
+int waitq_requeue(void *key, void *key2, unsigned adds, int max)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key), *b2 = waitq_bucket_of(key2);
+    struct waitq_bucket *first = b < b2 ? b : b2, *second = b < b2 ? b2 : b; /* in one order */
+    int moved = 0;
+    bucket_lock(first);
+    if (second != first) bucket_lock(second);
+    for (struct gt_wait *w = b->head, *next; w && moved < max; w = next) {
+        next = w->next;
+        if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the requeue */
+            unlink_locked(b, w);
+            add_locked(b2, key2, thread_of(w));
+            moved++;
+        }
+    }
+    if (second != first) bucket_unlock(second);
+    bucket_unlock(first);
+    return moved;
+}
+
 int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);

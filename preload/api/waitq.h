@@ -16,7 +16,8 @@
  * (each node keeps the number of its add), so a wake never reaches a wait that began after the
  * release, even when the waiter left and queued again meanwhile.
  * Bucket locks are spinlocks held for a few hundred ns (a join's for its stack capture too);
- * nothing else is locked inside them but the buffer pool. The bucket's count, sole key and adds
+ * nothing else is locked inside them but the buffer pool, and a requeue's second bucket (two
+ * buckets are locked in address order). The bucket's count, sole key and adds
  * are lock-free hints for fast paths. */
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
@@ -73,6 +74,10 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n);
 /* After a release: wakes the waiter on key (as waitq_wake) that was queued before the bucket's
  * adds read adds, if exactly one such is still queued; returns how many. */
 int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigned adds);
+/* The kernel moved max waiters of key to key2 (FUTEX_CMP_REQUEUE): the oldest max threads queued
+ * on key before the bucket's adds read adds are queued on key2 from now, so that a wake of key2
+ * finds them; returns how many. */
+int waitq_requeue(void *key, void *key2, unsigned adds, int max);
 /* Whether threads are queued on key (lock-free when key is its bucket's only key). */
 static inline int waitq_queued(void *key)
 {

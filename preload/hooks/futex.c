@@ -4,8 +4,10 @@
  * "sync: futex", named after the futex word as lock identity names objects, syncobj.h), queued
  * on the word; a wake wakes, with the waker's stack, the traced waiters queued on the word
  * before it: all of them before the real call when it wakes at least as many, else as many as
- * the kernel woke, oldest first, after it. glibc's own futex calls are inline system calls and
- * never come here (its locks are traced by hooks/sync.c).
+ * the kernel woke, oldest first, after it; the waiters a requeue moved (the rest of its count)
+ * are queued on the second word from then on, so that its wakes name their waker. glibc's own
+ * futex calls are inline system calls and never come here (its locks are traced by
+ * hooks/sync.c).
  * Invariants: the real call is made exactly once, with the program's arguments, and its result
  * and errno are the caller's; a wait that cannot block (the word no longer holds the expected
  * value, an unowned PI lock, a zero timeout) and every other operation are only forwarded;
@@ -41,6 +43,12 @@ static int is_wake(int cmd)
            cmd == FUTEX_CMP_REQUEUE_PI;
 }
 
+/* An operation that moves the waiters it does not wake to the second word (a[4]). */
+static int is_requeue(int cmd)
+{
+    return cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE || cmd == FUTEX_CMP_REQUEUE_PI;
+}
+
 /* The word's owner for a PI lock (a TID), else 0; -1 when the wait cannot block. The kernel
  * reads the word first too: a wait whose word changed returns EAGAIN at once. */
 static int64_t wait_holder(int cmd, const long a[6])
@@ -63,7 +71,8 @@ GOTRACE_API_FN static long futex_wait(int cmd, const long a[6])
 }
 
 /* Threads the kernel woke at the first word: its count for the wakes, the wake part of a
- * requeue (at most a[2]), one for a PI unlock that succeeded. */
+ * requeue (at most a[2]; the rest of its count was requeued), one for a PI unlock that
+ * succeeded. */
 static long woken_at_first(int cmd, const long a[6], long r)
 {
     if (cmd == FUTEX_UNLOCK_PI) return r == 0;
@@ -105,6 +114,7 @@ GOTRACE_API_FN static long futex_wake(int cmd, const long a[6])
         waitq_wake_before(key, self, stk, adds, (int)first);
     }
     if (key2 && r > first) waitq_wake_before(key2, self, stk, adds2, (int)(r - first));
+    if (is_requeue(cmd) && r > first) waitq_requeue(key, (void *)a[4], adds, (int)(r - first));
     errno = saved;
     return r;
 }

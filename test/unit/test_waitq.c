@@ -1,6 +1,7 @@
 /* test_waitq.c: the wait table's lock-free hints (count, sole key, adds) and the releaser's
  * wake after its release (waitq_wake_released): it wakes the sole waiter queued before the
- * snapshot of adds taken before the release, never one that queued after it. */
+ * snapshot of adds taken before the release, never one that queued after it; a requeue
+ * (waitq_requeue) moves earlier waiters to the second key. */
 #include "tracer.h"
 #include "tracing.h"
 #include "waitq.h"
@@ -64,6 +65,45 @@ Test(waitq, released_wake_ignores_later_waiters)
     cr_assert_eq(waitq_wake_released(a, &fake[2], 0, before), 0, "no waiter from before");
     cr_assert_eq(waitq_count(a), 1, "the later waiter stays queued");
     waitq_remove(&fake[0]);
+}
+
+/* A requeue moves the oldest waiters queued before its snapshot, in their order, to the second
+ * key (in another bucket, or in the same one), never a later waiter; they count as adds there. */
+static void requeue_case(void *a, void *b)
+{
+    waitq_add(a, &fake[0]);
+    waitq_add(a, &fake[1]);
+    unsigned before = waitq_adds(a);
+    waitq_add(a, &fake[2]); /* queued after the snapshot */
+    unsigned adds_b = waitq_adds(b);
+    cr_assert_eq(waitq_requeue(a, b, before, 5), 2, "the two waiters from before move");
+    cr_assert_eq(waitq_count(a), 1, "the later waiter stays");
+    cr_assert_eq(waitq_count(b), 2);
+    cr_assert_eq(waitq_adds(b) - adds_b, 2u, "a move counts as an add on the second key's bucket");
+    cr_assert_eq(waitq_requeue(b, a, waitq_adds(b), 1), 1, "at most max move");
+    cr_assert_eq(waitq_count(a), 2);
+    cr_assert_eq(waitq_count(b), 1);
+    waitq_remove(&fake[0]); /* moved back to a, after fake[2] */
+    cr_assert_eq(waitq_count(a), 1);
+    cr_assert_eq(waitq_requeue(a, b, waitq_adds(a), 1), 1, "fake[2], the oldest left on a");
+    cr_assert_eq(waitq_count(b), 2);
+    cr_assert_eq(waitq_requeue(b, a, waitq_adds(b), 2), 2);
+    cr_assert_eq(waitq_count(a), 2);
+    waitq_remove(&fake[1]);
+    waitq_remove(&fake[2]);
+    cr_assert_not(waitq_has_waiters(a));
+    cr_assert_not(waitq_has_waiters(b));
+}
+
+Test(waitq, requeue_moves_earlier_waiters)
+{
+    void *a, *b;
+    colliding(&a, &b);
+    requeue_case(a, b);
+    void *c = &keys[0];
+    for (size_t i = 1; waitq_bucket_of(c) == waitq_bucket_of(a); i++)
+        c = &keys[i];
+    requeue_case(a, c);
 }
 
 /* ---- with the tracer: a real waiter is woken by the releaser ---- */

@@ -1,8 +1,10 @@
 # futex_waits: futex calls made through syscall() are sync waits (reason "sync: futex"), woken
 # by the thread whose wake released them, with the waiting line in the stack (issue 19).
-# futex_raw (C, raw FUTEX_WAIT/WAKE): the 300 ms wait plus a 30 ms timed wait in Go's sync
-# profile within 10 %, the waiting line named, the wake written by main; the calls that do not
-# block keep their exact result and errno (EAGAIN, ETIMEDOUT, 0 woken). futex_cxx (C++20
+# futex_raw (C, raw FUTEX_WAIT/WAKE): the 300 ms wait, a 30 ms timed wait and a 100 ms wait
+# moved to another word by FUTEX_CMP_REQUEUE in Go's sync profile within 10 %, the waiting line
+# named, the wakes written by main (the requeued waiter's too: it ended its wait itself before,
+# unnamed); the calls that do not block keep their exact result and errno (EAGAIN, ETIMEDOUT,
+# 0 woken). futex_cxx (C++20
 # counting_semaphore, latch, barrier, atomic wait) and futex_rust (Rust std Mutex, Condvar,
 # mpsc, RwLock), each 4 waits of 200 ms: 800 ms within 10 %, the waiting lines named; each only
 # where its compiler is installed (scripts/setup.sh installs them).
@@ -24,11 +26,15 @@ check_prog() { # check_prog NAME PROG WANT_MS SRCFILE: same output as untraced, 
     assert_true "$name: sync profile names $src:$line" pprof_names "$RUN_TRACE" sync "$src:$line"
 }
 
-check_prog futex_raw "$(build_prog futex_raw)" 330 futex_raw.c
+check_prog futex_raw "$(build_prog futex_raw)" 430 futex_raw.c
 tr=$CASE_DIR/futex_raw.trace
 gw=$(gids_started_at "$tr" futex_waiter)
 assert_eq "$(blocks "$tr" "$gw" 'sync: futex')" 1 "futex_waiter's futex blocks"
 assert_eq "$(woken_by "$tr" "$gw" "$(gid_m "$tr" 1)" 'sync: futex')" 1 "its wake written by main"
+gq=$(gids_started_at "$tr" requeued_waiter)
+assert_eq "$(blocks "$tr" "$gq" 'sync: futex')" 1 "requeued_waiter's futex blocks"
+assert_eq "$(woken_by "$tr" "$gq" "$(gid_m "$tr" 1)" 'sync: futex')" 1 \
+    "its wake (on the word it was moved to) written by main"
 
 if [ -n "$GT_SANITIZER" ]; then
     skip_part "futex_cxx, futex_rust: libstdc++'s and Rust's std futex code is not instrumented (the $GT_SANITIZER runtime reports their own synchronization, untraced too)"
