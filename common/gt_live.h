@@ -36,6 +36,11 @@
 
 enum { GT_LIVE_RUNNING = 1, GT_LIVE_COMPLETE = 2 };
 
+/* A sync object's name in the string table, until the flusher renders it (syncobj.c): the
+ * bytes {GT_LIVE_OBJ_TAG, reason's string id (8), the object's address (8)}. */
+#define GT_LIVE_OBJ_TAG 0x01
+#define GT_LIVE_OBJ_LEN 17
+
 /* Byte offsets of the fields the reader follows in the tracer's structures. */
 struct gt_live_layout {
     uint32_t t_next, t_tid, t_stream, t_stream_size, t_prefix, t_prefix_size; /* thread */

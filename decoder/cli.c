@@ -1,5 +1,7 @@
 /* cli.c: shared command plumbing (see cli.h). */
 #include "cli.h"
+
+#include "live.h"
 #include "sink.h"
 #include "syncana.h"
 
@@ -112,8 +114,20 @@ bad:
     return GD_EXIT_USAGE;
 }
 
+/* A trace whose process died with events in its live file: say how to get them. */
+static void recover_hint(const char *file)
+{
+    char live[512];
+    if (strcmp(file, "-") != 0 && gd_live_find(file, 1, live, sizeof live))
+        fprintf(stderr,
+                "gotrace: %s: its process died before writing all of it; `gotrace recover %s` "
+                "adds what it left in %s\n",
+                file, file, live);
+}
+
 int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o)
 {
+    recover_hint(o->file);
     if (gd_dec_open(d, o->file, o->max_gen_mem) == 0) return 0;
     int rc = gd_cmd_fail(d, o);
     gd_dec_close(d);

@@ -3,9 +3,10 @@
  * Invariants: the library is found next to this binary, else in ../lib; LD_PRELOAD keeps any
  * existing value (ours is appended); GOTRACE_OUT defaults to gotrace.%p.trace and %p is the
  * child's pid; the exit status is the program's (128+signal if killed, 127 if it could not be
- * started). */
+ * started); a program killed by a signal has its trace recovered (cmd_recover.c) first. */
 #include "cli.h"
 #include "cmds.h"
+#include "live.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,7 +24,8 @@ static const char usage[] =
     "Runs PROGRAM with the tracer (libgotrace.so, found next to gotrace or in ../lib)\n"
     "preloaded and writes a Go execution trace to FILE (default gotrace.%p.trace; %p is the\n"
     "program's pid, %% a percent sign). Exits with the program's status (128+signal if it\n"
-    "was killed) and prints where the trace is and what to run next.\n";
+    "was killed) and prints where the trace is and what to run next. When the program is\n"
+    "killed by a signal, its trace is completed first (as `gotrace recover` does).\n";
 
 /* Finds libgotrace.so next to the executable or in ../lib; 0 or -1. */
 static int find_lib(char *out, size_t n)
@@ -126,6 +128,13 @@ int gd_cmd_record(int argc, char **argv)
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
     char path[PATH_MAX];
     expand(outpat, pid, path, sizeof(path));
+    char live[512];
+    if (WIFSIGNALED(st) && gd_live_find(path, 1, live, sizeof live)) { /* killed: complete it */
+        fprintf(stderr, "gotrace: record: %s was killed by signal %d; recovering its trace\n",
+                argv[i], WTERMSIG(st));
+        fflush(stdout);
+        gd_recover_file(path, 0);
+    }
     struct stat sb;
     if (stat(path, &sb) != 0) {
         fprintf(stderr, "gotrace: record: %s exited with status %d; no trace at %s\n", argv[i],

@@ -13,5 +13,8 @@ int gd_cmd_record(int argc, char **argv);
 int gd_cmd_locks(int argc, char **argv);
 int gd_cmd_critical_path(int argc, char **argv);
 int gd_cmd_hangs(int argc, char **argv);
+int gd_cmd_recover(int argc, char **argv);
+/* `gotrace recover FILE` without its options (keep: leave the live file): the exit status. */
+int gd_recover_file(const char *path, int keep);
 
 #endif

@@ -6,7 +6,9 @@
 DECODER_SRCS := $(wildcard decoder/*.c)
 DECODER_OBJS := $(DECODER_SRCS:decoder/%.c=$(BUILD)/decoder/%.o)
 DECODER_LIB_OBJS := $(filter-out $(BUILD)/decoder/main.o,$(DECODER_OBJS))
-DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon -Idecoder
+DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon -Idecoder -Ipreload/stack $(DW_CFLAGS)
+# recover symbolizes with libdw and demangles with the tracer's own demangler (one source).
+DECODER_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw) -l:libiberty.a -lm
 
 $(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) common/go_wire.h | $(BUILD)
 	@mkdir -p $(@D)
@@ -15,11 +17,15 @@ $(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) common/go_wire.h | $(B
 # The report's page, style sheet and script are embedded (.incbin) into report_assets.o.
 $(BUILD)/decoder/report_assets.o: $(wildcard decoder/report/*)
 
-$(BUILD)/libgotrace_decoder.a: $(DECODER_LIB_OBJS)
+$(BUILD)/decoder/demangle.o: preload/stack/demangle.c preload/stack/demangle.h | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(DECODER_CFLAGS) -c $< -o $@
+
+$(BUILD)/libgotrace_decoder.a: $(DECODER_LIB_OBJS) $(BUILD)/decoder/demangle.o
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/gotrace: $(BUILD)/decoder/main.o $(BUILD)/libgotrace_decoder.a
-	$(CC) -o $@ $^ -lm
+	$(CC) -o $@ $^ $(DECODER_LIBS)
 
 # Installation: the tracer library, the decoder, and the public header if there is one.
 PREFIX ?= /usr/local
@@ -39,8 +45,9 @@ FUZZ_BIN := $(BUILD)/fuzz/fuzz_decoder
 $(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h) common/go_wire.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -Icommon -Idecoder \
-	    test/decoder/fuzz_decoder.c $(filter-out decoder/main.c,$(DECODER_SRCS)) -o $@
+	    -fno-sanitize-recover=undefined -Icommon -Idecoder -Ipreload/stack $(DW_CFLAGS) \
+	    test/decoder/fuzz_decoder.c $(filter-out decoder/main.c,$(DECODER_SRCS)) \
+	    preload/stack/demangle.c -o $@ $(DECODER_LIBS)
 
 .PHONY: fuzz fuzz-short decoder-test bench-decoder bench-report
 fuzz: $(FUZZ_BIN)

@@ -24,6 +24,7 @@ static const char usage[] =
     "                             the chain of work the target waited for\n"
     "  hangs [--at TIME] FILE     blocked threads, their holders, deadlocks\n"
     "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
+    "  recover [--keep] FILE      complete the trace of a process that was killed\n"
     "\n"
     "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
     "2 bad usage, 3 input/output error (trace unreadable, output not written).\n";
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "locks")) return gd_cmd_locks(argc - 1, argv + 1);
     if (!strcmp(c, "critical-path")) return gd_cmd_critical_path(argc - 1, argv + 1);
     if (!strcmp(c, "hangs")) return gd_cmd_hangs(argc - 1, argv + 1);
+    if (!strcmp(c, "recover")) return gd_cmd_recover(argc - 1, argv + 1);
     fprintf(stderr, "gotrace: unknown command %s\n\n", c);
     fputs(usage, stderr);
     return GD_EXIT_USAGE;

@@ -13,7 +13,7 @@ $(BUILD)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_cor
 # above), so they build while the tracer's sources are being changed.
 $(BUILD)/unit/test_decoder_%: test/unit/test_decoder_%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -Icommon -Idecoder $< -o $@ $(BUILD)/libgotrace_decoder.a -lcriterion -lm
+	$(CC) $(CFLAGS_COMMON) -Icommon -Idecoder $< -o $@ $(BUILD)/libgotrace_decoder.a -lcriterion $(DECODER_LIBS)
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 2; done

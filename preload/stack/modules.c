@@ -3,9 +3,11 @@
 
 #include "arena.h"
 
+#include <limits.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,8 +35,14 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
         if (lo + ph->p_memsz > m.hi) m.hi = lo + ph->p_memsz;
     }
     const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe;
+    char full[PATH_MAX];
+    if (name[0] != '/' && strchr(name, '/') && realpath(name, full))
+        name = full;                           /* preloaded
+                                                 by a path */
     if (m.hi == 0 || name[0] != '/') return 0; /* no code, or no file (the vDSO) */
-    snprintf(m.path, sizeof m.path, "%s", name);
+    size_t len = strnlen(name, sizeof m.path);
+    if (len == sizeof m.path) return 0; /* too long to record */
+    memcpy(m.path, name, len + 1);
     if (known(h, &m) || h->nmodules >= GT_LIVE_MODULES) return 0;
     if (arena_back(&list[h->nmodules], sizeof m) != 0) return 1;
     list[h->nmodules] = m;

@@ -6,6 +6,7 @@
 
 #include "gen.h"
 #include "go_wire.h"
+#include "gt_live.h"
 #include "stack.h"
 #include "strtab.h"
 #include "symbolize.h"
@@ -17,8 +18,8 @@
 #define PROBE 8
 #define MAX_NAMED 8192  /* objects with a reason of their own: the string table is shared */
 #define RING (1u << 15) /* records per generation parity */
-#define PLACEHOLDER_TAG 0x01
-#define PLACEHOLDER_LEN 17
+#define PLACEHOLDER_TAG GT_LIVE_OBJ_TAG /* the format recovery reads too (gt_live.h) */
+#define PLACEHOLDER_LEN GT_LIVE_OBJ_LEN
 
 struct slot {
     _Atomic uintptr_t addr;

@@ -30,6 +30,17 @@ case_timeout() {
     echo "${t:-90}"
 }
 
+# drop_live_files DIR: removes the live files (/dev/shm, docs/robustness.md) that the case's
+# killed processes left (made since DIR was, by a process that is gone): tmpfs is memory.
+drop_live_files() {
+    local f pid
+    for f in $(find /dev/shm -maxdepth 1 -name 'gotrace.*.live' -newer "$1" 2>/dev/null); do
+        pid=${f#/dev/shm/gotrace.}
+        pid=${pid%%[.-]*}
+        kill -0 "$pid" 2>/dev/null || rm -f "$f"
+    done
+}
+
 # run_case FILE: runs one case, prints its line; returns 0 (passed), 3 (skipped) or 1.
 run_case() {
     local file=$1 name dir rc=0 reason note
@@ -40,6 +51,7 @@ run_case() {
     CASE_NAME=$name CASE_DIR=$dir timeout -k 10 "$(case_timeout "$file")" \
         bash -c 'set -euo pipefail; source "$1"; source "$2"' _ "$here/lib.sh" "$file" \
         >"$dir/case.log" 2>&1 || rc=$?
+    drop_live_files "$dir"
     if [ "$rc" = 0 ]; then
         note=$(awk 'NR > 1 { printf "; " } { printf "%s", $0 }' "$dir/skipped" 2>/dev/null || true)
         case $note in

@@ -3,8 +3,10 @@
  * inside the tracer's first generation) main ends the process with SIGNAME: TERM, INT, HUP,
  * QUIT, ABRT (kill to the process), abort (abort()), SEGV (a store to address 0), BUS (a read
  * past the end of a truncated file mapping), ILL (an invalid instruction), FPE (an integer
- * division by zero); wait: nothing (something else ends it: bench/kept.sh sends SIGKILL).
- * Untraced it dies of that signal; it never exits normally. */
+ * division by zero); wait: nothing (something else ends it: bench/kept.sh sends SIGKILL);
+ * fork: main starts one sleeper (counted third), forks, and waits for the child, which does
+ * what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits with status 0.
+ * Untraced it dies of that signal; it never exits normally (fork: the parent does). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static _Atomic long *counts;
@@ -42,8 +45,8 @@ static void end_with(const char *how, const char *counts_path)
     static const struct {
         const char *name;
         int sig;
-    } sent[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT},
-                {"ABRT", SIGABRT}};
+    } sent[] = {
+        {"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT}, {"ABRT", SIGABRT}};
     for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
         if (strcmp(how, sent[i].name) == 0) kill(getpid(), sent[i].sig);
     if (strcmp(how, "abort") == 0) abort();
@@ -61,10 +64,36 @@ static void end_with(const char *how, const char *counts_path)
     }
 }
 
+/* The parent of the fork mode: a thread of its own, then a child doing the work. */
+static int forked(const char *counts_path)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, sleeper, (void *)2);
+    while (counts[2] < 5)
+        usleep(1000);
+    pid_t pid = fork();
+    if (pid != 0) {
+        int st;
+        waitpid(pid, &st, 0);
+        return 0;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s.pid", counts_path);
+    FILE *f = fopen(path, "w");
+    if (!f) _exit(2);
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
     counts = map_file(argv[2], 4096, 0);
+    if (strcmp(argv[1], "fork") == 0) {
+        int rc = forked(argv[2]);
+        if (rc >= 0) return rc;
+    }
     pthread_t th[2];
     for (long i = 0; i < 2; i++)
         pthread_create(&th[i], NULL, sleeper, (void *)i);

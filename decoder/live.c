@@ -1,0 +1,140 @@
+/* live.c: the live files of traced processes. See live.h for the invariants. */
+#include "live.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int gd_live_open(struct gd_live *l, const char *path, char *why, size_t cap)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->path, sizeof l->path, "%s", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, cap, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size < GT_LIVE_HEAD_BYTES) {
+        snprintf(why, cap, "too short to be a live file");
+        close(fd);
+        return -1;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_NORESERVE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(why, cap, "cannot map it: %s", strerror(errno));
+        return -1;
+    }
+    l->map = m;
+    l->size = (uint64_t)st.st_size;
+    l->h = m;
+    if (memcmp(l->h->magic, GT_LIVE_MAGIC, 8) != 0 || l->h->version != GT_LIVE_VERSION ||
+        l->h->head_bytes != sizeof *l->h || l->h->size > l->size) {
+        snprintf(why, cap, "not a live file of this version of gotrace");
+        gd_live_close(l);
+        return -1;
+    }
+    return 0;
+}
+
+void gd_live_close(struct gd_live *l)
+{
+    if (l->map) munmap((void *)l->map, l->size);
+    l->map = NULL;
+    l->h = NULL;
+}
+
+const void *gd_live_at(const struct gd_live *l, uint64_t addr, size_t n)
+{
+    uint64_t base = l->h->base;
+    if (addr < base || addr - base > l->size || n > l->size - (addr - base)) return NULL;
+    return l->map + (addr - base);
+}
+
+uint64_t gd_live_u64(const struct gd_live *l, uint64_t addr, uint32_t off)
+{
+    uint64_t v = 0;
+    const void *p = gd_live_at(l, addr + off, 8);
+    if (p) memcpy(&v, p, 8);
+    return v;
+}
+
+uint32_t gd_live_u32(const struct gd_live *l, uint64_t addr, uint32_t off)
+{
+    uint32_t v = 0;
+    const void *p = gd_live_at(l, addr + off, 4);
+    if (p) memcpy(&v, p, 4);
+    return v;
+}
+
+/* Field 22 of /proc/<pid>/stat (its start time), 0 if it cannot be read. */
+static uint64_t start_ticks(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+int gd_live_running(const struct gd_live *l)
+{
+    long pid = (long)l->h->pid;
+    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) return 0;
+    uint64_t t = start_ticks(pid);
+    return t == 0 || t == l->h->start_ticks; /* unreadable: assume it is ours */
+}
+
+/* Whether the live file at path belongs to the trace (dev/ino of the trace file, or its path
+ * when the file was not made), and passes dead_only. */
+static int belongs(const char *path, const char *trace, const struct stat *ts, int dead_only)
+{
+    struct gd_live l;
+    char why[128];
+    if (gd_live_open(&l, path, why, sizeof why) != 0) return 0;
+    int match = ts ? l.h->out_dev == (uint64_t)ts->st_dev && l.h->out_ino == (uint64_t)ts->st_ino
+                   : l.h->out_dev == 0 && strcmp(l.h->out_path, trace) == 0;
+    if (match && ts && l.h->out_dev == 0) match = 0;
+    if (match && dead_only) match = l.h->state == GT_LIVE_RUNNING && !gd_live_running(&l);
+    gd_live_close(&l);
+    return match;
+}
+
+int gd_live_find(const char *trace_path, int dead_only, char *out, size_t cap)
+{
+    struct stat ts;
+    int have = stat(trace_path, &ts) == 0;
+    DIR *d = opendir(GT_LIVE_DIR);
+    if (!d) return 0;
+    size_t pl = strlen(GT_LIVE_PREFIX), sl = strlen(GT_LIVE_SUFFIX);
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n <= pl + sl || strncmp(e->d_name, GT_LIVE_PREFIX, pl) != 0 ||
+            strcmp(e->d_name + n - sl, GT_LIVE_SUFFIX) != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", GT_LIVE_DIR, e->d_name);
+        if (belongs(path, trace_path, have ? &ts : NULL, dead_only)) {
+            snprintf(out, cap, "%s", path);
+            found = 1;
+        }
+    }
+    closedir(d);
+    return found;
+}

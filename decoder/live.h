@@ -1,0 +1,37 @@
+/* live.h: reading the live file a traced process leaves on /dev/shm (common/gt_live.h): find
+ * the one that belongs to a trace, tell whether its process is still running, and follow the
+ * addresses stored in it.
+ * Invariants: the file is mapped read-only and never changed here (gd_live_remove deletes it);
+ * every address is translated through gd_live_at, which returns NULL for anything outside the
+ * file (a process killed mid-update may leave any value), so nothing read here can crash the
+ * reader or make it read past what it checked. */
+#ifndef GOTRACE_DECODER_LIVE_H
+#define GOTRACE_DECODER_LIVE_H
+
+#include "gt_live.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gd_live {
+    char path[512];
+    const uint8_t *map;
+    uint64_t size;
+    const struct gt_live_head *h;
+};
+
+/* Maps path; 0, or -1 with a message in why (cap bytes). */
+int gd_live_open(struct gd_live *l, const char *path, char *why, size_t cap);
+void gd_live_close(struct gd_live *l);
+/* n bytes at process address addr, or NULL when they are not all in the file. */
+const void *gd_live_at(const struct gd_live *l, uint64_t addr, size_t n);
+/* A little-endian field of width 4 or 8 at addr + off; 0 when outside the file. */
+uint64_t gd_live_u64(const struct gd_live *l, uint64_t addr, uint32_t off);
+uint32_t gd_live_u32(const struct gd_live *l, uint64_t addr, uint32_t off);
+/* Whether the process that wrote l still runs (its pid, with the same start time). */
+int gd_live_running(const struct gd_live *l);
+/* The live file of the trace at trace_path (the same file, or the same path when the trace was
+ * never created): its path in out; 1 found, 0 none. With dead_only, only one whose process
+ * has ended and that was not completed. */
+int gd_live_find(const char *trace_path, int dead_only, char *out, size_t cap);
+#endif

@@ -1,0 +1,102 @@
+# recover_kill: a process killed with SIGKILL leaves its trace's last generations in its live file
+# (/dev/shm), and `gotrace recover` appends them (issue 17). Two threads count their completed
+# 2 ms sleeps in a shared file mapping (progs/fatal_end.c), so the sleeps done before the kill
+# are known exactly; every completed sleep must be in the recovered trace (its GoBlock "sleep"
+# is written before the sleep). Killed (1) before the first generation (the file holds only its
+# header), (2) after 3 generations, (3) a forked child of a traced process; each time:
+# `gotrace check` says to recover, recover keeps >= 99.9 % of the sleeps, the file validates,
+# the live file is gone, and a second recover changes nothing. Also: recover refuses while the
+# process runs, and `gotrace record` recovers a program killed under it by itself.
+# itest-timeout: 150
+
+case $GT_SANITIZER in
+tsan) skip_case "the live file's reader is the decoder's; the tracer's side runs in every case" ;;
+esac
+prog=$(build_prog fatal_end)
+
+counted() { od -An -t d8 -N 16 "$1" | awk '{ print $1 + $2 }'; }
+# sleeps of the counted threads in trace $1 (goroutines that are not the process's first)
+kept() { "$GT_BUILD/gotrace" dump "$1" | awk '$4 != "G=1" && / GoBlock reason="sleep"/ { n++ } END { print n + 0 }'; }
+live_of() { echo "/dev/shm/gotrace.$1.live"; }
+
+# check_recovered TAG TRACE COUNTS PID: the checks after a kill.
+check_recovered() {
+    local tag=$1 trace=$2 counts=$3 pid=$4 before after n
+    [ -f "$(live_of "$pid")" ] || fail "$tag: no live file $(live_of "$pid") after the kill"
+    "$GT_BUILD/gotrace" check "$trace" >"$CASE_DIR/$tag.check" 2>&1 || true
+    grep -q "gotrace recover $trace" "$CASE_DIR/$tag.check" ||
+        fail "$tag: check does not say to recover: $(head -c 300 "$CASE_DIR/$tag.check")"
+    before=$(kept "$trace" 2>/dev/null || true)
+    "$GT_BUILD/gotrace" recover "$trace" >"$CASE_DIR/$tag.recover" 2>&1 ||
+        fail "$tag: recover failed: $(head -c 400 "$CASE_DIR/$tag.recover")"
+    validate "$trace"
+    [ ! -e "$(live_of "$pid")" ] || fail "$tag: the live file is still there after recover"
+    n=$(counted "$counts")
+    after=$(kept "$trace")
+    echo "$tag: $n sleeps done, $before in the file before recover, $after after"
+    assert_ge "$n" 10 "$tag: sleeps done before the kill"
+    assert_ge "$((after * 1000))" "$((n * 999))" "$tag: sleeps in the recovered trace (per mille of $n)"
+    cp "$trace" "$CASE_DIR/$tag.copy"
+    "$GT_BUILD/gotrace" recover "$trace" >"$CASE_DIR/$tag.again" 2>&1 ||
+        fail "$tag: a second recover failed: $(cat "$CASE_DIR/$tag.again")"
+    grep -q "nothing to recover" "$CASE_DIR/$tag.again" || fail "$tag: second recover: $(cat "$CASE_DIR/$tag.again")"
+    cmp -s "$trace" "$CASE_DIR/$tag.copy" || fail "$tag: a second recover changed the trace"
+}
+
+# wait_count FILE N PID: polls the counts file (bounded) until N sleeps are done.
+wait_count() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+        [ -s "$1" ] && [ "$(counted "$1")" -ge "$2" ] && return 0
+        kill -0 "$3" 2>/dev/null || fail "the program ended before $2 sleeps"
+        sleep 0.05
+    done
+    fail "$2 sleeps not done within 30 s"
+}
+
+# (1) Before the first generation: the file holds only its header.
+trace_start_bg early GOTRACE_PERIOD_MS=600000 -- "$prog" wait "$CASE_DIR/early.counts"
+wait_count "$CASE_DIR/early.counts" 20 "$RUN_PID"
+"$GT_BUILD/gotrace" recover "$RUN_TRACE" >"$CASE_DIR/running.out" 2>&1 && fail "recover of a running process succeeded"
+grep -q "still running" "$CASE_DIR/running.out" || fail "recover of a running process: $(cat "$CASE_DIR/running.out")"
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null || true
+GT_BG_PIDS=()
+assert_eq "$(stat -c %s "$RUN_TRACE")" 16 "size of the file before its first generation (the header)"
+check_recovered early "$RUN_TRACE" "$CASE_DIR/early.counts" "$RUN_PID"
+
+# (2) After 3 generations.
+trace_start_bg later GOTRACE_PERIOD_MS=100 -- "$prog" wait "$CASE_DIR/later.counts"
+wait_for_generations "$RUN_TRACE" "$RUN_PID" 3
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null || true
+GT_BG_PIDS=()
+check_recovered later "$RUN_TRACE" "$CASE_DIR/later.counts" "$RUN_PID"
+
+# (3) A forked child (its tables copied from its parent's live file at the fork).
+rm -f "$CASE_DIR/child.counts.pid"
+trace_start_bg fork "GOTRACE_OUT=$CASE_DIR/fork.%p.trace" GOTRACE_PERIOD_MS=100 -- "$prog" fork "$CASE_DIR/child.counts"
+parent=$RUN_PID
+for ((i = 0; i < 600; i++)); do [ -s "$CASE_DIR/child.counts.pid" ] && break; sleep 0.05; done
+child=$(cat "$CASE_DIR/child.counts.pid")
+wait_count "$CASE_DIR/child.counts" 20 "$child"
+kill -KILL "$child"
+wait "$parent" || fail "the forking parent exited with status $?"
+GT_BG_PIDS=()
+check_recovered fork "$CASE_DIR/fork.$child.trace" "$CASE_DIR/child.counts" "$child"
+validate "$CASE_DIR/fork.$parent.trace"
+[ ! -e "$(live_of "$parent")" ] || fail "the parent's live file is still there after its normal end"
+
+# `gotrace record` recovers a program killed under it.
+rm -f "$CASE_DIR/rec.trace" "$CASE_DIR/rec.counts"
+rc=0
+"$GT_BUILD/gotrace" record -o "$CASE_DIR/rec.trace" -- "$prog" wait "$CASE_DIR/rec.counts" \
+    >"$CASE_DIR/rec.out" 2>"$CASE_DIR/rec.err" &
+rpid=$!
+wait_count "$CASE_DIR/rec.counts" 20 "$rpid"
+pkill -KILL -f "^$prog wait $CASE_DIR/rec.counts" || true
+wait "$rpid" || rc=$?
+assert_eq "$rc" 137 "gotrace record's status for a program killed by SIGKILL"
+grep -q "recovered" "$CASE_DIR/rec.out" || fail "record did not recover: $(head -c 300 "$CASE_DIR/rec.err")"
+validate "$CASE_DIR/rec.trace"
+assert_ge "$(($(kept "$CASE_DIR/rec.trace") * 1000))" "$(($(counted "$CASE_DIR/rec.counts") * 999))" "sleeps in record's recovered trace"
