@@ -41,5 +41,9 @@ bench-tracer: bench-build
 bench-kept: all
 	@bash bench/kept.sh
 
-.PHONY: bench-build bench-tracer bench-kept
-BENCH_SUITES += bench-tracer bench-kept
+# What the live file costs (bench/live.sh, GOTRACE_LIVE=0 against 1; about 3 minutes).
+bench-live: bench-build
+	@bash bench/live.sh
+
+.PHONY: bench-build bench-tracer bench-kept bench-live
+BENCH_SUITES += bench-tracer bench-kept bench-live
