@@ -1,7 +1,8 @@
 # bench/bench.mk: the tracer benchmark suite (bench-tracer): workloads (bench/workloads/*.c),
 # the do-nothing interposer (bench/noop_preload.c, exporting exactly what libgotrace.so
 # exports) and the stack-capture micro-benchmark (bench/stack/), all built into build/bench/;
-# bench/run.sh runs them and rewrites the results section of bench/RESULTS.md.
+# bench/run.sh runs them and rewrites the results section of bench/RESULTS.md; bench/process.sh
+# (bench-process) measures what a short process and a build pay.
 # Invariant: building the suite never runs it; only `make bench`/`make bench-tracer` do.
 BENCH_DIR       := $(BUILD)/bench
 BENCH_WORKLOADS := $(patsubst bench/workloads/%.c,$(BENCH_DIR)/%,$(wildcard bench/workloads/*.c))
@@ -31,8 +32,19 @@ $(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.
 	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 
+# The same interposer linked with exactly the shared libraries libgotrace.so loads (its
+# DT_NEEDED entries): the floor of a preload that only loads them (bench/process.sh).
+$(BENCH_DIR)/libnoop_libs.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h $(BUILD)/libgotrace.so
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(BENCH_DIR) $< -o $@ -Wl,--no-as-needed \
+	    $$(readelf -d $(BUILD)/libgotrace.so | sed -n 's/.*Shared library: \[\(.*\)\]/-l:\1/p') -ldl
+
+# The per-process benchmark's runner (paired, alternating runs of a command under preloads).
+$(BENCH_DIR)/procbench: bench/process/procbench.c | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< -o $@
+
 bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack \
-    $(BENCH_DIR)/bench_events
+    $(BENCH_DIR)/bench_events $(BENCH_DIR)/libnoop_libs.so $(BENCH_DIR)/procbench
 
 bench-tracer: bench-build
 	@bash bench/run.sh
@@ -41,9 +53,9 @@ bench-tracer: bench-build
 bench-kept: all
 	@bash bench/kept.sh
 
-# What the live file costs (bench/live.sh, GOTRACE_LIVE=0 against 1; about 3 minutes).
-bench-live: bench-build
-	@bash bench/live.sh
+# What a short process and a build pay (bench/process.sh; about 4 minutes).
+bench-process: all $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/libnoop_libs.so $(BENCH_DIR)/procbench
+	@bash bench/process.sh
 
-.PHONY: bench-build bench-tracer bench-kept bench-live
-BENCH_SUITES += bench-tracer bench-kept bench-live
+.PHONY: bench-build bench-tracer bench-kept bench-process
+BENCH_SUITES += bench-tracer bench-kept bench-process

@@ -127,15 +127,28 @@ static struct symcache_module *module_of(uintptr_t addr)
     return NULL;
 }
 
+/* The loader's count of objects loaded and unloaded so far (dlpi_adds + dlpi_subs). */
+static int loads_of(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    *(unsigned long long *)ctx = info->dlpi_adds + info->dlpi_subs;
+    return 1;
+}
+
 struct symcache_module *symcache_module(uintptr_t addr)
 {
     if (!dir[0]) return NULL;
     struct symcache_module *m = scanned ? module_of(addr) : NULL;
     if (m) return m;
-    drop_modules(); /* first use, or loaded since */
+    static unsigned long long seen; /* loads_of at the last scan */
+    unsigned long long now = 0;
+    dl_iterate_phdr(loads_of, &now);
+    if (scanned && now == seen) return NULL; /* no module there (the vDSO, JIT code) */
+    drop_modules(); /* first use, or objects were loaded or unloaded since */
     size_t index = 0;
     dl_iterate_phdr(add_module, &index);
     scanned = 1;
+    seen = now;
     return module_of(addr);
 }
 
@@ -261,9 +274,13 @@ static void index_lines(struct symcache_module *m, size_t len)
 static void load(struct symcache_module *m)
 {
     m->loaded = 1;
+    static const char digits[] = "0123456789abcdef";
     char hex[2 * MAX_BUILD_ID + 1];
-    for (size_t i = 0; i < m->idlen; i++)
-        snprintf(hex + 2 * i, 3, "%02x", m->id[i]);
+    for (size_t i = 0; i < m->idlen; i++) {
+        hex[2 * i] = digits[m->id[i] >> 4];
+        hex[2 * i + 1] = digits[m->id[i] & 15];
+    }
+    hex[2 * m->idlen] = 0;
     int n = snprintf(m->file, sizeof m->file, "%s/%s.%016llx.sym", dir, hex,
                      (unsigned long long)debug_state(m, hex));
     if (n < 0 || (size_t)n >= sizeof m->file) return;

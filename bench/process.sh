@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# process.sh (make bench-process): what the tracer costs a short process, and a build.
+# Short processes (build/bench/procbench: paired, alternating runs, medians): /bin/true,
+# `gcc -c` of a one-line file (gcc, cc1, as: three processes), `python3 -c pass` (the first
+# python3 on PATH whose interpreter links a libpython, else /usr/bin/python3), each untraced,
+# under the do-nothing interposer (libnoop.so), under the same interposer linked with exactly
+# the shared libraries libgotrace.so loads (libnoop_libs.so: the floor of "a preload that only
+# loads the same libraries"), traced with the symbol cache warm (it was filled by one traced
+# run before), the same without the live file of issue 17 (GOTRACE_LIVE=0), and traced without
+# the cache (GOTRACE_SYMCACHE=0: every process symbolizes with libdw, as before the cache). Then `make -j2` of this repository (a copy of HEAD's tree under
+# build/bench/process/), untraced and traced (warm cache) in alternation, from clean each time.
+# Prints the tables and rewrites the "process" section of bench/RESULTS.md.
+# Invariants: builds nothing of the tracer (bench.mk does); writes only under
+# build/bench/process/ and that section; the symbol cache it uses is its own
+# (build/bench/process/symcache), so the user's cache is neither read nor filled.
+# Knobs: BENCH_PROC_ROUNDS (default 30: rounds per short command), BENCH_MAKE_RUNS (default 3;
+# 0: no build),
+# BENCH_LIB (another build of libgotrace.so), BENCH_RESULTS (where the section goes).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build/bench
+W=$B/process
+LIB=${BENCH_LIB:-$top/build/libgotrace.so}
+ROUNDS=${BENCH_PROC_ROUNDS:-30}
+MAKE_RUNS=${BENCH_MAKE_RUNS:-3}
+RESULTS=${BENCH_RESULTS:-$top/bench/RESULTS.md}
+log() { echo "bench-process: $*" >&2; }
+
+rm -rf "$W"
+mkdir -p "$W/out" "$W/symcache"
+export GOTRACE_OUT=$W/out/t.%p.trace
+CACHE=GOTRACE_SYMCACHE=$W/symcache
+echo 'int one(void) { return 1; }' >"$W/one.c"
+
+python=/usr/bin/python3
+for p in $(type -ap python3); do
+    real=$(command -v "$p" >/dev/null && "$p" -c 'import sys; print(sys.executable)' 2>/dev/null || true)
+    if [ -n "$real" ] && ldd "$real" 2>/dev/null | grep -q libpython; then
+        python=$real
+        break
+    fi
+done
+libpython=$(ldd "$python" | awk '/libpython/ { print $3 }')
+pysize=$( [ -n "$libpython" ] && du -m "$libpython" | cut -f1 || echo 0)
+
+variants=(untraced= "noop=$B/libnoop.so" "libs=$B/libnoop_libs.so" "gotrace=$LIB+$CACHE"
+    "nolive=$LIB+$CACHE+GOTRACE_LIVE=0" "nocache=$LIB+GOTRACE_SYMCACHE=0")
+rows=()
+measure() { # measure LABEL COMMAND...
+    local label=$1
+    shift
+    (cd "$W" && env "LD_PRELOAD=$LIB" "$CACHE" "$@" >/dev/null 2>&1) || true # fill the cache
+    rm -f "$W"/out/*
+    local out
+    out=$(cd "$W" && "$B/procbench" "$ROUNDS" "${variants[@]}" -- "$@")
+    rm -f "$W"/out/*
+    log "$label: $(echo "$out" | tr '\n' ';')"
+    # columns: name wall-median q1 q3 wall-paired-difference cpu-median cpu-paired-difference
+    rows+=("$(echo "$out" | awk -v label="$label" '
+        { wall[$1] = $2; dw[$1] = $5; cpu[$1] = $6; dc[$1] = $7 }
+        function row(what, abs, d) {
+            printf "| %s, %s | %.2f | %+.2f | %+.2f | %+.2f (%+.2f) | %+.2f (%+.2f) | %+.2f (%+.2f) |\n",
+                label, what, abs["untraced"], d["noop"], d["libs"], d["gotrace"], d["gotrace"] - d["libs"],
+                d["nolive"], d["nolive"] - d["libs"], d["nocache"], d["nocache"] - d["libs"]
+        }
+        END { row("wall", wall, dw); row("CPU", cpu, dc) }')")
+}
+
+log "short processes, $ROUNDS alternating rounds each"
+measure "/bin/true" /bin/true
+measure "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
+measure "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
+
+# ---- make -j2 of this repository ----
+make_rows="| \`make -j2\` | not run (BENCH_MAKE_RUNS=0) | | | |"
+if [ "$MAKE_RUNS" -gt 0 ]; then
+log "make -j2, $MAKE_RUNS alternating runs"
+mkdir -p "$W/tree"
+git -C "$top" archive HEAD | tar -x -C "$W/tree"
+make_once() { # make_once PRELOAD [VAR=VALUE]: prints "wall-ms cpu-s traces"
+    make -C "$W/tree" clean >/dev/null 2>&1
+    rm -f "$W"/out/*
+    local t0 t1 cpu
+    t0=$(date +%s%N)
+    cpu=$( { TIMEFORMAT='%U %S'; time env ${1:+LD_PRELOAD=$1} "$CACHE" ${2:+"$2"} \
+        make -C "$W/tree" -j2 >"$W/make.log" 2>&1; } 2>&1 | awk '{ print $1 + $2 }')
+    t1=$(date +%s%N)
+    echo "$(((t1 - t0) / 1000000)) $cpu $(find "$W/out" -name 't.*.trace*' | wc -l)"
+}
+make_once "$LIB" >/dev/null # fills the cache with the compilers' frames
+declare -a mu=() mt=() ml=() cu=() ct=() cl=()
+procs=0
+for ((i = 0; i < MAKE_RUNS; i++)); do
+    read -r w c _ < <(make_once "")
+    mu+=("$w") cu+=("$c")
+    read -r w c procs < <(make_once "$LIB")
+    mt+=("$w") ct+=("$c")
+    read -r w c _ < <(make_once "$LIB" GOTRACE_LIVE=0)
+    ml+=("$w") cl+=("$c")
+    log "make -j2 run $((i + 1)): untraced ${mu[-1]} ms ${cu[-1]} s CPU, traced ${mt[-1]} ms ${ct[-1]} s, GOTRACE_LIVE=0 ${ml[-1]} ms ${cl[-1]} s ($procs traces)"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+make_row() { # make_row LABEL WALL-UNTRACED WALL CPU-UNTRACED CPU
+    awk -v l="$1" -v a="$2" -v b="$3" -v c="$4" -v d="$5" 'BEGIN {
+        printf "| %s | %.2f s | %.2f s (%.2f×) | %.2f s | %.2f s (%.2f×) |\n", l, a / 1000, b / 1000, b / a, c, d, d / c }'
+}
+mwu=$(median "${mu[@]}") mcu=$(median "${cu[@]}")
+make_rows=$(make_row "\`make -j2\` of this repository, traced ($procs processes; median of $MAKE_RUNS)" \
+    "$mwu" "$(median "${mt[@]}")" "$mcu" "$(median "${ct[@]}")"
+    make_row "the same, GOTRACE_LIVE=0" "$mwu" "$(median "${ml[@]}")" "$mcu" "$(median "${cl[@]}")")
+rm -rf "$W/tree" "$W"/out/*
+fi
+
+# ---- the section ----
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+    echo "Measured $(date +%F) by \`make bench-process\` (bench/process.sh) on $(nproc) CPUs (load average $load; the"
+    echo "CPUs are shared: medians of $ROUNDS alternating rounds). ms added = the median of the paired"
+    echo "differences against the untraced run of the same round, in wall time (spawn to reaped) and in CPU"
+    echo "time (user + system of the process and its children); in brackets, against the preload that"
+    echo "loads the same libraries (the target: ≤ 1 ms). The build's wall time follows the machine's load"
+    echo "(other work on the shared CPUs); its CPU time (user + system of every process) is the steadier."
+    echo
+    echo "| command, time | untraced ms | do-nothing interposer | + its libraries | gotrace, warm symbol cache (vs libraries) | the same, GOTRACE_LIVE=0 (vs libraries) | gotrace, no symbol cache (vs libraries) |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "| build | untraced wall | traced wall | untraced CPU | traced CPU |"
+    echo "|---|---|---|---|---|"
+    echo "$make_rows"
+} >"$W/section.md"
+cat "$W/section.md"
+
+begin='<!-- process:begin (bench/process.sh rewrites this section) -->'
+end='<!-- process:end -->'
+if ! grep -qF "$begin" "$RESULTS"; then
+    printf '\n## What a process costs (issue 20)\n\n%s\n%s\n' "$begin" "$end" >>"$RESULTS"
+fi
+awk -v b="$begin" -v e="$end" -v f="$W/section.md" '
+    $0 == b { print; while ((getline line < f) > 0) print line; skip = 1; next }
+    $0 == e { skip = 0 }
+    !skip { print }' "$RESULTS" >"$RESULTS.tmp"
+mv "$RESULTS.tmp" "$RESULTS"
