@@ -28,9 +28,9 @@
 #define GT_LIVE_MAGIC "GTLIVE01"
 #define GT_LIVE_VERSION 1u
 #define GT_LIVE_HEAD_BYTES 16384ull
-#define GT_LIVE_TABLES (1ull << 30) /* the tables region ends here */
-#define GT_LIVE_SIZE (16ull << 30)  /* the reserved range (sparse file) */
-#define GT_LIVE_MODULES 256         /* code modules recorded */
+#define GT_LIVE_TABLES (128ull << 20) /* the tables region ends here */
+#define GT_LIVE_SIZE (1ull << 30)     /* the reserved range (sparse file) */
+#define GT_LIVE_MODULES 256           /* code modules recorded */
 #define GT_LIVE_PATH 4096
 #define GT_LIVE_MLESS_BYTES (16u << 10) /* statuses of threads without an M, per parity */
 
@@ -98,4 +98,5 @@ struct gt_live_head {
 };
 
 _Static_assert(sizeof(struct gt_live_head) <= GT_LIVE_HEAD_BYTES, "the head fits its region");
+_Static_assert(sizeof(struct gt_live_module) == 512, "eight modules a page");
 #endif

@@ -100,17 +100,19 @@ int gd_live_running(const struct gd_live *l)
     return t == 0 || t == l->h->start_ticks; /* unreadable: assume it is ours */
 }
 
-/* Whether the live file at path belongs to the trace (dev/ino of the trace file, or its path
- * when the file was not made), and passes dead_only. */
+/* Whether the live file at path is the unfinished one of the trace at trace (the same path, and
+ * the same file when it exists: an inode is reused once its file is gone), and passes
+ * dead_only. */
 static int belongs(const char *path, const char *trace, const struct stat *ts, int dead_only)
 {
     struct gd_live l;
-    char why[128];
+    char why[128], full[4096];
     if (gd_live_open(&l, path, why, sizeof why) != 0) return 0;
-    int match = ts ? l.h->out_dev == (uint64_t)ts->st_dev && l.h->out_ino == (uint64_t)ts->st_ino
-                   : l.h->out_dev == 0 && strcmp(l.h->out_path, trace) == 0;
-    if (match && ts && l.h->out_dev == 0) match = 0;
-    if (match && dead_only) match = l.h->state == GT_LIVE_RUNNING && !gd_live_running(&l);
+    const char *want = realpath(trace, full) ? full : trace;
+    int match =
+        l.h->state == GT_LIVE_RUNNING && strncmp(l.h->out_path, want, sizeof l.h->out_path) == 0 &&
+        (!ts || (l.h->out_dev == (uint64_t)ts->st_dev && l.h->out_ino == (uint64_t)ts->st_ino));
+    if (match && dead_only) match = !gd_live_running(&l);
     gd_live_close(&l);
     return match;
 }

@@ -30,8 +30,8 @@ uint64_t gd_live_u64(const struct gd_live *l, uint64_t addr, uint32_t off);
 uint32_t gd_live_u32(const struct gd_live *l, uint64_t addr, uint32_t off);
 /* Whether the process that wrote l still runs (its pid, with the same start time). */
 int gd_live_running(const struct gd_live *l);
-/* The live file of the trace at trace_path (the same file, or the same path when the trace was
- * never created): its path in out; 1 found, 0 none. With dead_only, only one whose process
- * has ended and that was not completed. */
+/* The unfinished live file of the trace at trace_path (the same absolute path, and the same
+ * file when it exists): its path in out; 1 found, 0 none. With dead_only, only one whose
+ * process has ended. */
 int gd_live_find(const char *trace_path, int dead_only, char *out, size_t cap);
 #endif

@@ -33,9 +33,10 @@ static struct gt_p *fresh_p;
 static size_t fresh_p_left;
 static uint64_t next_p;
 
-static void *slab(size_t bytes)
+/* Records are backed as they are handed out (thread_alloc), Ps all at once (small). */
+static void *slab(size_t bytes, size_t ready)
 {
-    return arena_alloc(ARENA_TABLES, bytes, bytes);
+    return arena_alloc(ARENA_TABLES, bytes, ready);
 }
 
 /* The registry's first thread, for the reader of a killed process's file (reg_lock held). */
@@ -94,10 +95,10 @@ struct gt_thread *thread_alloc(void)
         reused = 1;
     } else {
         if (!fresh_left) {
-            fresh = slab(sizeof(struct gt_thread) * SLAB_THREADS);
+            fresh = slab(sizeof(struct gt_thread) * SLAB_THREADS, 0);
             fresh_left = fresh ? SLAB_THREADS : 0;
         }
-        if (fresh_left) {
+        if (fresh_left && arena_back(fresh, sizeof *fresh) == 0) {
             t = fresh++;
             fresh_left--;
         }
@@ -220,7 +221,7 @@ struct gt_p *proc_get(void)
         proc_free = p->next_free;
     } else {
         if (!fresh_p_left) {
-            fresh_p = slab(sizeof(struct gt_p) * SLAB_PROCS);
+            fresh_p = slab(sizeof(struct gt_p) * SLAB_PROCS, sizeof(struct gt_p) * SLAB_PROCS);
             fresh_p_left = fresh_p ? SLAB_PROCS : 0;
         }
         if (fresh_p_left) {

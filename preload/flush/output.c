@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -121,8 +122,9 @@ static int begin_file(void)
     if (write_all((const uint8_t *)GO_TRACE_HEADER, GO_TRACE_HEADER_LEN) != 0) return -1;
     O.good_size = GO_TRACE_HEADER_LEN;
     struct gt_live_head *h = arena_head();
-    if (h) { /* the path may have changed (a file taken by another process) */
-        snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
+    if (h) { /* the path may have changed (a file taken by another process); absolute, so that
+              * recover finds it from anywhere */
+        if (!realpath(O.path, h->out_path)) snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
         h->out_dev = (uint64_t)O.dev;
         h->out_ino = (uint64_t)O.ino;
     }

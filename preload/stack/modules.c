@@ -44,7 +44,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     if (len == sizeof m.path) return 0; /* too long to record */
     memcpy(m.path, name, len + 1);
     if (known(h, &m) || h->nmodules >= GT_LIVE_MODULES) return 0;
-    if (arena_back(&list[h->nmodules], sizeof m) != 0) return 1;
+    if (h->nmodules % 8 == 0 && arena_back(&list[h->nmodules], 8 * sizeof m) != 0)
+        return 1; /* backed a page (8 entries) at a time */
     list[h->nmodules] = m;
     __atomic_signal_fence(__ATOMIC_RELEASE); /* the entry before the count (modules.h) */
     h->nmodules++;

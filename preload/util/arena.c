@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PAGE 4096ull
@@ -126,6 +127,12 @@ static void head_init(struct gt_live_head *h, uint64_t ticks)
 
 int arena_init(void)
 {
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        gt_debug("no live file: the address space is limited (RLIMIT_AS), and its range is "
+                 "the program's");
+        return -1;
+    }
     uint64_t ticks = start_ticks();
     int fd = create_file(ticks);
     if (fd < 0) {
@@ -135,7 +142,7 @@ int arena_init(void)
     }
     uint8_t *m = map_file(fd, NULL);
     REAL(close)(fd); /* the mapping keeps the file */
-    if (!m || back(m, GT_LIVE_HEAD_BYTES) != 0) {
+    if (!m || back(m, (sizeof(struct gt_live_head) + PAGE - 1) & ~(PAGE - 1)) != 0) {
         gt_debug("cannot map the live file %s: a killed run cannot be recovered", A.path);
         if (m) munmap(m, GT_LIVE_SIZE);
         unlink(A.path);

@@ -2,11 +2,13 @@
  * thread records, the string and stack tables and the words saying what of them is written
  * (common/gt_live.h describes the file and its reader). arena_init maps one shared file on tmpfs
  * over one reserved range; arena_alloc carves zeroed, page-aligned blocks from its tables or
- * buffers region. Memory handed out is backed before it is returned (MADV_POPULATE_WRITE), so a
- * full tmpfs is an allocation that falls back, never a SIGBUS in the program.
+ * buffers region. Memory handed out is backed before it is used (MADV_POPULATE_WRITE: by
+ * arena_alloc up to what its caller asks, the rest by arena_back), so a full tmpfs is an
+ * allocation that falls back, never a SIGBUS in the program.
  * Invariants: blocks are never freed (their owners recycle them); arena_alloc takes a spinlock
  * and makes system calls: never on the event path except when a buffer fills; without a live
- * file (not set up, GOTRACE_LIVE=0, the flight recorder, no tmpfs, or the file is full) blocks
+ * file (not set up, GOTRACE_LIVE=0, the flight recorder, no tmpfs, a limited address space
+ * (RLIMIT_AS: the file's 1 GiB range would come out of the program's), or the file is full) blocks
  * are private anonymous memory, and once the file was set up its head says some state is
  * elsewhere (lost); arena_head() is NULL exactly when there is no live file. In a forked child
  * (single-threaded) arena_fork_child gives the child a file of its own holding a copy of the

@@ -2,13 +2,13 @@
  * Layout: an mmap'd slot array (open addressing, linear probing), entries indexed by id in
  * segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the key bytes; the
  * entries and chunks come from the live file's tables region (util/arena.h: a killed process's
- * tables are read back), the slots, which only lookups need, are private. Insert claims an empty slot by CAS
- * with (tag << 32), takes the next id, copies the key, fills entries[id], then publishes
- * (tag << 32 | id) with a release store; readers acquire the slot before reading the entry.
- * A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0.
- * An insert records the slot it claims before the claim (claim_begin) and clears the record
- * after publishing (claim_end): a forked child, which sees a prefix of each parent thread's
- * writes, sees the record of every claim it sees. Every set is listed (sets[]) for that repair. */
+ * tables are read back), the slots, which only lookups need, are private. Insert claims an empty
+ * slot by CAS with (tag << 32), takes the next id, copies the key, fills entries[id], then
+ * publishes (tag << 32 | id) with a release store; readers acquire the slot before reading the
+ * entry. A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0. An insert
+ * records the slot it claims before the claim (claim_begin) and clears the record after publishing
+ * (claim_end): a forked child, which sees a prefix of each parent thread's writes, sees the record
+ * of every claim it sees. Every set is listed (sets[]) for that repair. */
 #include "intern.h"
 
 #include "arena.h"
@@ -34,6 +34,7 @@ struct intern_entry {
 struct intern_chunk {
     _Atomic uint64_t used;
     uint64_t size;
+    _Atomic uint64_t backed; /* bytes of data backed by memory (arena.h), from its start */
     unsigned char data[];
 };
 
@@ -46,11 +47,29 @@ static void *map(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+#define PAGE 4096u
+
 static struct intern_chunk *chunk_new(void)
 {
-    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, CHUNK_SIZE);
-    if (c) c->size = CHUNK_SIZE - sizeof *c;
+    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, PAGE);
+    if (c) {
+        c->size = CHUNK_SIZE - sizeof *c;
+        c->backed = PAGE - sizeof *c;
+    }
     return c;
+}
+
+/* Backs [from, to) of a block whose first *backed bytes are backed (a page at a time as it is
+ * used: a process that stores little holds little); 0, or -1 when memory ran out. */
+static int back_upto(unsigned char *base, _Atomic uint64_t *backed, uint64_t to)
+{
+    uint64_t b = atomic_load_explicit(backed, memory_order_acquire);
+    if (to <= b) return 0;
+    if (arena_back(base + b, to - b) != 0) return -1;
+    while (b < to && !atomic_compare_exchange_weak_explicit(backed, &b, to, memory_order_release,
+                                                            memory_order_relaxed))
+        ;
+    return 0;
 }
 
 static struct intern_entry *entry(const struct intern_set *s, uint64_t id)
@@ -68,8 +87,7 @@ static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
         sched_yield();
     _Atomic(struct intern_entry *) *seg = &s->segs[id / SEG_IDS];
     if (!atomic_load_explicit(seg, memory_order_relaxed)) {
-        struct intern_entry *fresh =
-            arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, SEG_IDS * sizeof *fresh);
+        struct intern_entry *fresh = arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, PAGE);
         atomic_store_explicit(seg, fresh, memory_order_release);
     }
     atomic_flag_clear_explicit(&s->chunk_lock, memory_order_release);
@@ -193,7 +211,8 @@ static unsigned char *key_alloc(struct intern_set *s, uint64_t len)
     for (;;) {
         struct intern_chunk *c = atomic_load_explicit(&s->chunk, memory_order_acquire);
         uint64_t off = atomic_fetch_add_explicit(&c->used, len, memory_order_relaxed);
-        if (off + len <= c->size) return c->data + off;
+        if (off + len <= c->size)
+            return back_upto(c->data, &c->backed, off + len) == 0 ? c->data + off : NULL;
         while (atomic_flag_test_and_set_explicit(&s->chunk_lock, memory_order_acquire))
             sched_yield();
         struct intern_chunk *fresh = NULL;
@@ -218,6 +237,7 @@ static uint64_t fill(struct intern_set *s, _Atomic uint64_t *slot, uint64_t tag,
 {
     uint64_t id = atomic_fetch_add_explicit(&s->next_id, 1, memory_order_relaxed) + 1;
     struct intern_entry *e = id <= s->max_ids ? entry_new(s, id) : NULL;
+    if (e && arena_back(e, sizeof *e) != 0) e = NULL; /* its page (a first page: backed) */
     unsigned char *copy = e ? key_alloc(s, len + 1) : NULL;
     if (!copy) {
         atomic_store_explicit(slot, tag | DEAD_ID, memory_order_release);
