@@ -133,15 +133,15 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 
 /* call, the real release of lock key by self, when it frees the lock (frees: an expression
  * of self) and threads are queued on it: the releaser's stack and the time (before the
- * release: hooks.h RELEASE_BEGIN), then, after it, a release record (waitq_released) and the
- * wake of the sole waiter. The value of call. */
+ * release: hooks.h RELEASE_BEGIN; clock.h gt_now_early), then, after it, a release record
+ * (waitq_released) and the wake of the sole waiter. The value of call. */
 #define RELEASE(self, frees, key, call)                                                            \
     __extension__({                                                                                \
         unsigned adds_ = 0;                                                                        \
         uint64_t stk_ = 0;                                                                         \
         int queued_ = (self) && (frees) && waitq_queued(key);                                      \
         int wake_ = queued_ && RELEASE_BEGIN(key, adds_, stk_);                                    \
-        uint64_t ts_ = queued_ ? gt_now() : 0;                                                     \
+        uint64_t ts_ = queued_ ? gt_now_early() : 0;                                               \
         int r_ = (call);                                                                           \
         KEEP_FRAME(r_); /* never a tail call: the caller of the real release is the hook */        \
         if (queued_ && r_ == 0) {                                                                  \
@@ -259,7 +259,7 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call;                                                                        \
     if (mutex_frees(m, self) && waitq_queued(m)) {                                                 \
-        waitq_released(m, self, 0, gt_now());                                                      \
+        waitq_released(m, self, 0, gt_now_early());                                                \
         WAKE_IF(self, m, 1);                                                                       \
     }                                                                                              \
     return WAIT_AS(self, c, GT_R_CONDVAR, call)

@@ -4,7 +4,8 @@
  * behind the others, and it orders one goroutine's wake-ups written by different threads by
  * their times.
  * Invariants: times agree across CPUs, and a gt_now read comes after every instruction before
- * it (status.h relies on it: the read follows the winning CAS; gt_now_early may not). Two sources keep both:
+ * it (status.h relies on it: the read follows the winning CAS; gt_now_early may not). Two
+ * sources keep both:
  * - the TSC, read with RDTSCP and scaled to ns (a 64 x 64 multiply) from a reading taken at
  *   start-up, at a rate measured against CLOCK_MONOTONIC over the tracer's start-up (200 us at
  *   least: within about 1e-4), only where the kernel itself keeps time with the TSC (its clock
@@ -72,7 +73,8 @@ static inline uint64_t gt_now(void)
 
 /* The same, possibly read before the instructions just before it: for an event whose state
  * move only ever follows the same thread's moves (status.h), so that no other thread's move
- * needs to be timed before it. */
+ * needs to be timed before it, and for a time that must only not come after what follows it
+ * (a lock's release, read before the release). */
 static inline uint64_t gt_now_early(void)
 {
 #if defined(__x86_64__)
