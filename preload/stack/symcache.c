@@ -213,6 +213,17 @@ static const char *open_name(const struct symcache_module *m)
     return m->name[0] ? m->name : "/proc/self/exe";
 }
 
+/* m's real path (as /proc/self/maps names it), found once; NULL if unknown. */
+static const char *real_path(struct symcache_module *m)
+{
+    if (m->path || m->name[0]) return m->path ? m->path : (m->path = realpath(m->name, NULL));
+    char buf[GT_PATH_MAX]; /* the program: one readlink, not realpath's one per component */
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return NULL;
+    buf[n] = 0;
+    return m->path = strdup(buf);
+}
+
 /* A hash of the identity of every debug file symbolize.c's find_debuginfo would try for m:
  * by build ID under /usr/lib/debug, and by .gnu_debuglink beside the file, in its .debug/ and
  * under /usr/lib/debug. */
@@ -227,8 +238,7 @@ static uint64_t debug_state(struct symcache_module *m, const char *hex)
     int has = debuglink(fd, link, sizeof link);
     close(fd);
     if (!has || strchr(link, '/')) return h;
-    if (!m->path) m->path = realpath(open_name(m), NULL);
-    const char *file = m->path ? m->path : open_name(m);
+    const char *file = real_path(m) ? m->path : open_name(m);
     const char *slash = strrchr(file, '/');
     int d = slash ? (int)(slash - file) : 0;
     static const char *const forms[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
@@ -337,8 +347,7 @@ int symcache_get(struct symcache_module *m, uintptr_t pc, struct sym_frame *out,
         if (plen && *file == 'f') {
             file_str = str_intern(file + 1, plen - 1);
         } else if (plen) {
-            if (!m->path) m->path = realpath(open_name(m), NULL);
-            file_str = m->path ? str_intern_cstr(m->path) : 0;
+            file_str = real_path(m) ? str_intern_cstr(m->path) : 0;
         }
         out[k] = (struct sym_frame){pc | (uintptr_t)k << 56, str_intern(func, flen), file_str,
                                     strtoull(line, NULL, 10)};
