@@ -20,6 +20,7 @@
  * it does not need for the trace. */
 #ifndef GOTRACE_GT_LIVE_H
 #define GOTRACE_GT_LIVE_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define GT_LIVE_DIR "/dev/shm"
@@ -82,7 +83,7 @@ struct gt_live_head {
     uint32_t state;               /* arena.c: GT_LIVE_RUNNING, GT_LIVE_COMPLETE */
     uint32_t lost;                /* arena.c: memory ran out in the file (some state is not) */
     uint64_t ticks_per_sec;       /* arena.c: the trace's time unit */
-    char out_path[GT_LIVE_PATH];  /* output.c: the trace file */
+    char out_path[GT_LIVE_PATH];  /* output.c: the trace file (absolute once it is made) */
     uint64_t out_dev, out_ino;    /* output.c */
     uint64_t out_size, out_gens;  /* output.c: bytes and generations of it that are whole */
     uint64_t gen_written;         /* generation.c: the last generation written (or empty) */
@@ -98,5 +99,6 @@ struct gt_live_head {
 };
 
 _Static_assert(sizeof(struct gt_live_head) <= GT_LIVE_HEAD_BYTES, "the head fits its region");
+_Static_assert(offsetof(struct gt_live_head, out_path) == 64, "test/integration/run.sh reads it");
 _Static_assert(sizeof(struct gt_live_module) == 512, "eight modules a page");
 #endif

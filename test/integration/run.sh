@@ -31,10 +31,14 @@ case_timeout() {
 }
 
 # drop_live_files DIR: removes the live files (/dev/shm, docs/robustness.md) that the case's
-# killed processes left (made since DIR was, by a process that is gone): tmpfs is memory.
+# killed processes left (those whose trace is under DIR, by a process that is gone): tmpfs is
+# memory. Another run's files (other trace paths) are left alone.
 drop_live_files() {
-    local f pid
-    for f in $(find /dev/shm -maxdepth 1 -name 'gotrace.*.live' -newer "$1" 2>/dev/null); do
+    local f pid out
+    for f in /dev/shm/gotrace.*.live; do
+        [ -f "$f" ] || continue
+        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1) # out_path
+        case $out in "$1"/*) ;; *) continue ;; esac
         pid=${f#/dev/shm/gotrace.}
         pid=${pid%%[.-]*}
         kill -0 "$pid" 2>/dev/null || rm -f "$f"
