@@ -9,9 +9,6 @@
 # process runs, and `gotrace record` recovers a program killed under it by itself.
 # itest-timeout: 150
 
-case $GT_SANITIZER in
-tsan) skip_case "the live file's reader is the decoder's; the tracer's side runs in every case" ;;
-esac
 prog=$(build_prog fatal_end)
 
 counted() { od -An -t d8 -N 16 "$1" | awk '{ print $1 + $2 }'; }
