@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
+#define ABORT_WAIT_MS 5000 /* the last write before abort() */
 static atomic_int init_state;
 static struct gt_config cfg;
 static unsigned image;
@@ -129,7 +130,10 @@ static void fork_child(void)
         return;
     }
     fence_init(); /* single-threaded here: the mode may change */
-    if (flusher_fork_child(path) != 0) gen_stop();
+    if (flusher_fork_child(path) != 0) {
+        gen_stop();
+        arena_complete();
+    }
     gt_internal--;
 }
 
@@ -200,7 +204,7 @@ void tr_init(void)
     symcache_dir(cfg.symcache);            /* read at the first symbolization, on the flusher */
     const char *clock = clock_end();       /* before the first event */
     hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
-    if (flusher_start(&cfg, path) != 0) goto fail;
+    if (flusher_start(&cfg, path, __libc_single_threaded) != 0) goto fail;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -221,8 +225,11 @@ done:
 static void as_tracer(void (*op)(void))
 {
     int was = gt_internal;
+    struct gt_thread *t = gt_self;
     gt_internal = 1;
+    if (t) t->depth++; /* its hooks' fast path (tr_current) looks at depth only */
     op();
+    if (t) t->depth--;
     gt_internal = was;
 }
 
@@ -237,6 +244,27 @@ static int may_flush(void)
 void tr_flush_now(void)
 {
     if (may_flush()) as_tracer(flusher_flush_now);
+}
+
+/* With no flusher thread, the last write (a forked child's); else what the flusher writes now
+ * (a handler of the program's may keep the process alive: the fatal signal's handler, if it
+ * dies, writes the last one). */
+static void write_before_death(void)
+{
+    if (flusher_lazy())
+        flusher_final_within(ABORT_WAIT_MS);
+    else
+        flusher_flush_now();
+}
+
+void tr_flush_dying(void)
+{
+    if (may_flush()) as_tracer(write_before_death);
+}
+
+void tr_threads_begin(void)
+{
+    if (flusher_lazy() && tr_in_own_process()) flusher_need_thread();
 }
 
 void tr_before_unload(void)
@@ -282,7 +310,8 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
         tr_init();
         if (!gen_on_acquire()) return NULL;
     }
-    if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
-    if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
+    if (gt_self) return NULL;                  /* inside the tracer, or after the thread's exit */
+    if (!tr_in_own_process()) return NULL;     /* a vfork child: the parent's state */
+    if (flusher_lazy()) flusher_need_thread(); /* a thread the tracer did not see start */
     return tr_adopt(NULL);
 }

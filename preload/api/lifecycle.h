@@ -29,6 +29,11 @@ static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)
 
 void tr_init(void);
 void tr_flush_now(void); /* write the complete generations now */
+/* The write before the process dies (abort, assert): never on the calling thread (it may hold
+ * malloc's lock: flusher.h); the last one when there is no flusher thread. */
+void tr_flush_dying(void);
+/* The program is about to start a thread: the flusher thread starts first if it has not. */
+void tr_threads_begin(void);
 /* Around the unloading of a library (dlclose): before, the generation in progress is written
  * while its code is still mapped, so its stacks are symbolized from it; after, the unwind rules,
  * stack memos and symbols kept by address are dropped (other code may be mapped there). */

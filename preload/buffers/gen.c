@@ -11,6 +11,7 @@
 
 atomic_int gen__on;
 _Atomic uint64_t gen__current = 1;
+void (*_Atomic gen__lazy_poll)(void);
 
 static struct {
     atomic_int live;
@@ -42,7 +43,11 @@ void gen_start(size_t flush_bytes)
 void gen_stop(void)
 {
     atomic_store(&gen__on, 0);
-    arena_complete(); /* the trace is whole: nothing to recover */
+}
+
+void gen_set_lazy_poll(void (*poll)(void))
+{
+    atomic_store_explicit(&gen__lazy_poll, poll, memory_order_release);
 }
 
 void gen_fail(const char *why)

@@ -34,7 +34,17 @@ static inline uint64_t gen_current(void)
 }
 
 void gen_start(size_t flush_bytes); /* tracing on; a switch when full buffers pass this size */
-void gen_stop(void);                /* tracing off (the last generation was written) */
+void gen_stop(void);                /* tracing off (its last write follows or is done) */
+/* While the process has no flusher thread (flush/flusher.h: a single-threaded program), what a
+ * writer calls when a buffer fills (gen_lazy_poll, cold path; may start that thread); NULL
+ * when there is nothing to call. */
+extern void (*_Atomic gen__lazy_poll)(void);
+void gen_set_lazy_poll(void (*poll)(void));
+static inline void gen_lazy_poll(void)
+{
+    void (*poll)(void) = atomic_load_explicit(&gen__lazy_poll, memory_order_acquire);
+    if (__builtin_expect(poll != NULL, 0)) poll();
+}
 /* Tracing stops for good after a failure: one "gotrace:" line naming why and the output (none
  * if why is NULL: the caller said it). */
 void gen_fail(const char *why);

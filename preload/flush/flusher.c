@@ -1,6 +1,7 @@
 /* flusher.c: the flusher thread and the asked writes. See flusher.h for the invariants. */
 #include "flusher.h"
 
+#include "arena.h"
 #include "clock.h"
 #include "gen.h"
 #include "flight.h"
@@ -37,6 +38,10 @@ static struct {
     atomic_int dumps;               /* flight recorder dumps asked (flight.h) */
     atomic_int final_dump;          /* the final write dumps the flight recorder */
     int at_exit_dump;               /* GOTRACE_FLIGHT_AT_EXIT */
+    atomic_int lazy;                /* no flusher thread yet: the program has one thread */
+    sigset_t lone_mask;             /* that thread's signal mask when tracing began */
+    uint64_t lazy_due, lazy_next;   /* lazy_poll: when the first switch is due; next look */
+    int eager;                      /* a flusher thread from the start (flight, hang checks) */
 } F;
 
 static __thread int on_flusher; /* this is the flusher thread */
@@ -95,6 +100,7 @@ static void switch_locked(int final)
             if ((dump || atomic_load(&F.final_dump)) && flight_on()) (void)flight_dump();
             atomic_store(&F.stopped, 1);
             gen_stop();
+            arena_complete(); /* the trace is whole: nothing to recover */
         }
     }
     output_unlock();
@@ -174,7 +180,81 @@ static int start_thread(void)
     return 0;
 }
 
-int flusher_start(const struct gt_config *cfg, const char *path)
+/* A program with one thread keeps it (no thread of the tracer's: glibc's single-thread paths,
+ * fork without malloc's locks) until it starts one (flusher_need_thread) or its first
+ * generation is due: then, at a buffer's filling, as long as its signal mask is the one it had
+ * when tracing began (a handler runs with its signal blocked: starting a thread there could
+ * interrupt malloc's own lock holder), the flusher thread starts. */
+static void lazy_poll(void)
+{
+    if (!atomic_load_explicit(&F.lazy, memory_order_relaxed)) return;
+    uint64_t now = gt_now_ns();
+    if ((now < F.lazy_due && !gen_full_due()) || now < F.lazy_next) return;
+    F.lazy_next = now + 10000000ull; /* one look per 10 ms at most */
+    sigset_t cur;
+    if (pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0) return;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&cur, sig) != sigismember(&F.lone_mask, sig)) return;
+    flusher_need_thread();
+}
+
+void flusher_need_thread(void)
+{
+    if (!atomic_exchange(&F.lazy, 0)) return;
+    gen_set_lazy_poll(NULL);
+    gt_debug("the program runs more than one thread now: the flusher thread starts");
+    if (start_thread() != 0) gen_fail(NULL); /* its message said it */
+}
+
+int flusher_lazy(void)
+{
+    return atomic_load(&F.lazy);
+}
+
+/* The last write of a process without a flusher thread that is about to die (a fatal signal,
+ * abort): done by a child forked without fork handlers (_Fork: async-signal-safe), so that
+ * nothing the dying thread holds (malloc's lock, say) can stop it; waited for at most ms, then
+ * killed. The parent writes nothing after it. 0 when written. */
+static int final_in_child(uint32_t ms)
+{
+    pid_t pid = _Fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        gt_internal = 1;
+        if (gt_self) gt_self->depth++; /* the child's own calls are the tracer's */
+        switch_locked(1);
+        _exit(gen_failed() ? 1 : 0);
+    }
+    int st = 0;
+    for (uint32_t waited = 0;; waited++) {
+        pid_t r = REAL(waitpid)(pid, &st, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 || waited >= ms) {
+            kill(pid, SIGKILL);
+            REAL(waitpid)(pid, &st, 0);
+            st = -1;
+            break;
+        }
+        struct timespec one = {0, 1000000};
+        REAL(nanosleep)(&one, NULL);
+    }
+    atomic_store(&F.stopped, 1);
+    return st == 0 ? 0 : -1;
+}
+
+/* The flusher thread when the program needs it (see lazy_poll); 0, or start_thread's -1. */
+static int start_lazily(void)
+{
+    if (F.eager) return start_thread();
+    pthread_sigmask(SIG_SETMASK, NULL, &F.lone_mask);
+    F.lazy_due = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
+    F.lazy_next = 0;
+    atomic_store(&F.lazy, 1);
+    gen_set_lazy_poll(lazy_poll);
+    return 0;
+}
+
+int flusher_start(const struct gt_config *cfg, const char *path, int lone)
 {
     F.period_ms = cfg->period_ms;
     F.at_exit_dump = cfg->flight_at_exit;
@@ -186,7 +266,8 @@ int flusher_start(const struct gt_config *cfg, const char *path)
         return -1;
     }
     if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
-    return start_thread();
+    F.eager = cfg->flight || cfg->hang_ms;
+    return lone ? start_lazily() : start_thread();
 }
 
 /* A write asked of the flusher thread, when there is one and this is not it, waiting at most
@@ -231,6 +312,8 @@ void flusher_final(void)
 int flusher_final_within(uint32_t ms)
 {
     atomic_store(&F.final_dump, 1); /* a fatal signal dumps the flight recorder */
+    if (atomic_load(&F.stopped)) return 0;
+    if (atomic_load(&F.lazy)) return final_in_child(ms);
     return flusher_ask(1, ms) == 1 ? 0 : -1;
 }
 
@@ -269,6 +352,8 @@ int flusher_fork_child(const char *path)
     output_close(); /* the parent's; its lock stays with the parent's descriptor */
     output_unlock();
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
+    atomic_store(&F.lazy, 0);
+    gen_set_lazy_poll(NULL);
     if (!path) {
         atomic_store(&F.stopped, 1);
         gen_stop();
@@ -285,5 +370,5 @@ int flusher_fork_child(const char *path)
     atomic_store(&F.asked, 0);
     atomic_store(&F.served, 0);
     atomic_store(&F.final_asked, 0);
-    return start_thread();
+    return start_lazily(); /* the child has one thread */
 }

@@ -3,7 +3,12 @@
  * buffers pass the configured size or a thread kicks it: gen.h) and writes the old one
  * (generation.h). The writes that other threads need now (exec, abort, dlclose, exit) are
  * asked of it (flusher_ask), since the asking thread may be in a signal handler that
- * interrupted malloc, and writing allocates.
+ * interrupted malloc, and writing allocates. A program with one thread gets no flusher thread
+ * until it starts one or its first generation is due at a moment when a thread may start
+ * (flusher.c lazy_poll): it stays single-threaded, as untraced (glibc's single-thread paths;
+ * a fork that takes no malloc lock). Until then its generations stay in the live file and are
+ * written at its end, on its own thread; when it dies of a signal or aborts, a child forked
+ * without fork handlers writes the last one.
  * Invariants: every switch and write runs under the output lock; the flusher thread never
  * emits events (gt_internal) and blocks every signal; only a process without a flusher thread
  * writes on the asking thread; nothing is written after the final write; a process whose
@@ -13,13 +18,19 @@
 #define GOTRACE_FLUSHER_H
 #include "config.h"
 
-/* Opens the output, sets symbolization up and starts the flusher thread; -1 after a message
- * (the program then runs untraced). */
-int flusher_start(const struct gt_config *cfg, const char *path);
+/* Opens the output, sets symbolization up and starts the flusher thread, or leaves it for later
+ * when lone (the program has one thread: see above); -1 after a message (the program then runs
+ * untraced). */
+int flusher_start(const struct gt_config *cfg, const char *path, int lone);
+/* The program starts a thread (or one was found): the flusher thread starts if it has not. */
+void flusher_need_thread(void);
+/* Whether the flusher thread has not started yet (the program has had one thread). */
+int flusher_lazy(void);
 void flusher_flush_now(void); /* switch and write synchronously (before exec) */
 void flusher_final(void);     /* last switch and write; nothing is written after it */
-/* The same from a signal handler: asked of the flusher thread only (never written on the
- * calling thread, which may hold what the write needs), waiting at most ms; 0 when written. */
+/* The same from a signal handler or before abort: asked of the flusher thread only (never
+ * written on the calling thread, which may hold what the write needs; without a flusher thread,
+ * by a forked child), waiting at most ms; 0 when written. The process must die after it. */
 int flusher_final_within(uint32_t ms);
 /* The flight recorder (GOTRACE_MODE=flight, flight.h): a dump after the next switch, asked
  * from a signal handler (async-signal-safe, returns at once), or written now (the generation in

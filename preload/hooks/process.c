@@ -62,14 +62,14 @@ EXPORT int pipe2(int fds[2], int flags)
 
 EXPORT void abort(void)
 {
-    tr_flush_now();
+    tr_flush_dying();
     REAL(abort)();
     __builtin_unreachable();
 }
 
 EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, const char *fn)
 {
-    tr_flush_now();
+    tr_flush_dying();
     REAL(__assert_fail)(expr, file, line, fn);
     __builtin_unreachable();
 }

@@ -76,6 +76,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
                           void *arg)
 {
     plainlock_threads_begin();
+    tr_threads_begin(); /* the flusher thread first, if the program had one thread */
     struct gt_thread *self = tr_current();
     struct gt_thread *child = self ? tr_create_prepare(self, start, arg) : NULL;
     int r = REAL(pthread_create)(th, attr, child ? thread_trampoline : start, child ? child : arg);

@@ -24,6 +24,7 @@ __attribute__((cold, noinline)) int wr_refill(struct gt_stream *st, uint64_t gen
     st->cur = nb;
     st->room = nb->ready - GT_EV_MAX + 1;
     st->last_ts = now;
+    gen_lazy_poll(); /* a program without a flusher thread yet (flusher.h) */
     return 1;
 }
 

@@ -1,0 +1,43 @@
+# single_thread: a program with one thread keeps it (issue 17): the tracer starts no thread of
+# its own until the program starts one or its first generation is due at a safe moment, so
+# glibc runs it single-threaded as untraced (progs/single_thread.c prints
+# __libc_single_threaded and the process's thread count: the same traced). Its events are
+# written at its end (valid trace, its waits and system calls in it); when it dies of SIGSEGV a
+# child forked without fork handlers writes them (valid, no live file left, no recover needed);
+# one that stays busy gets the flusher thread once a generation is due (several generations);
+# one that starts a thread gets it then (the worker's events in the trace).
+
+source "$GT_ROOT/test/integration/lib_profiles.sh"
+ulimit -c 0 # the crash leaves no core file
+prog=$(build_prog single_thread)
+plain_run plain -- "$prog" report
+expect_status "report untraced" 0
+assert_eq "$(cat "$RUN_OUT")" "single-threaded 1, threads 1" "untraced report"
+trace_run traced -- "$prog" report
+expect_status "report traced" 0
+assert_eq "$(cat "$RUN_OUT")" "single-threaded 1, threads 1" "traced report"
+validate "$RUN_TRACE"
+assert_eq "$(blocks "$RUN_TRACE" 1 sleep)" 20 "main's sleeps"
+
+trace_run crash -- "$prog" crash
+assert_eq "$RUN_STATUS" 139 "status of the crash (SIGSEGV)"
+validate "$RUN_TRACE"
+assert_eq "$(blocks "$RUN_TRACE" 1 sleep)" 20 "main's sleeps before the crash"
+for f in /dev/shm/gotrace.*.live; do
+    [ -f "$f" ] || continue
+    out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
+    [ "$out" != "$RUN_TRACE" ] || fail "a live file is left after the crash's last write: $f"
+done
+
+trace_run busy GOTRACE_PERIOD_MS=100 -- "$prog" busy 1500
+expect_status "busy traced" 0
+validate "$RUN_TRACE"
+assert_ge "$(generations "$RUN_TRACE")" 3 "generations of a busy single-threaded program"
+
+trace_run thread -- "$prog" thread
+expect_status "thread traced" 0
+assert_eq "$(cat "$RUN_OUT")" joined "output after a thread"
+validate "$RUN_TRACE"
+gw=$(gids_started_at "$RUN_TRACE" worker)
+assert_eq "$(echo "$gw" | grep -c .)" 1 "worker threads in the trace"
+assert_eq "$(blocks "$RUN_TRACE" "$gw" sleep)" 20 "the worker's sleeps"
