@@ -53,9 +53,13 @@ bench-tracer: bench-build
 bench-kept: all
 	@bash bench/kept.sh
 
+# What the live file costs (bench/live.sh, GOTRACE_LIVE=0 against 1; about 3 minutes).
+bench-live: bench-build
+	@bash bench/live.sh
+
 # What a short process and a build pay (bench/process.sh; about 4 minutes).
 bench-process: all $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/libnoop_libs.so $(BENCH_DIR)/procbench
 	@bash bench/process.sh
 
-.PHONY: bench-build bench-tracer bench-kept bench-process
-BENCH_SUITES += bench-tracer bench-kept bench-process
+.PHONY: bench-build bench-tracer bench-kept bench-live bench-process
+BENCH_SUITES += bench-tracer bench-kept bench-live bench-process
