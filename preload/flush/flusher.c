@@ -89,14 +89,15 @@ static void switch_locked(int final)
 {
     output_lock();
     if (!atomic_load(&F.stopped)) {
-        generation_switch();
+        uint64_t at = generation_switch(0);
         int dump = atomic_exchange(&F.dumps, 0);
         if (dump && !final && flight_on()) (void)flight_dump();
         if (final) {
             /* The generation begun by that switch holds every live thread's status at this
              * moment, the process's end: written too, it ends the trace there (and closes the
-             * threads' states there), not at the last event (issue 19). */
-            generation_switch();
+             * threads' states there), not at the last event (issue 19), nor when the write
+             * of the one before (symbolizing) ended. */
+            generation_switch(at);
             if ((dump || atomic_load(&F.final_dump)) && flight_on()) (void)flight_dump();
             atomic_store(&F.stopped, 1);
             gen_stop();

@@ -209,7 +209,7 @@ static void write_generation(uint64_t gen)
         written(gen);
         return;
     }
-    so_encode(&G.out, gen, fg);            /* holders and releases of sync objects */
+    so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
     struct visit v = {gen, fg};
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &v);
@@ -255,14 +255,14 @@ static void release_generation(uint64_t n)
     thread_reap(n);
 }
 
-void generation_switch(void)
+uint64_t generation_switch(uint64_t ts)
 {
     modules_record(); /* code loaded since the last switch, for recovery */
-    uint64_t ts = gt_now();
+    if (!ts) ts = gt_now();
     uint64_t n = gen_advance();
     if (fence_sync() < 0) { /* cannot tell which threads still write generation n */
         gen_fail("membarrier failed; cannot end a generation safely");
-        return;
+        return ts;
     }
     G.nsnap = 0;
     thread_foreach(snap_one, NULL);
@@ -270,11 +270,12 @@ void generation_switch(void)
         if (wait_section(G.snap[i]) < 0) {
             gen_fail("a thread stayed inside the tracer for 2 s (interrupted by a signal "
                      "handler that never returned?)");
-            return;
+            return ts;
         }
     claim_statuses(n + 1, ts);
     if (!gen_failed()) write_generation(n);
     release_generation(n);
+    return ts;
 }
 
 void generation_code_unloaded(void)

@@ -10,8 +10,10 @@
  * exited threads are reaped only after it was written. */
 #ifndef GOTRACE_GENERATION_H
 #define GOTRACE_GENERATION_H
+#include <stdint.h>
 
-void generation_switch(void);
+/* Switches at time ts (0: now); returns the time it used. */
+uint64_t generation_switch(uint64_t ts);
 /* A library was unloaded: the next generation written symbolizes with fresh module maps. */
 void generation_code_unloaded(void);
 /* In a forked child: the parent's unwritten statuses are not its own. */
