@@ -2,19 +2,26 @@
  * Memory comes from slabs of the live file's tables region (util/arena.h), never malloc: a
  * killed process's records and registry can be read back (common/gt_live.h). A reaped thread
  * waits two generations in limbo before reuse, so a waker still holding its address never
- * touches a new thread's state. */
+ * touches a new thread's state.
+ * A record's stack memo (7 KiB, 85 % of the record it was part of) is private memory, which the
+ * reader of a killed process's file never reads: page-aligned slots of anonymous slabs, touched
+ * only where used (a thread with a few stacks uses one page), given once to a record and kept
+ * with it across reuse, never freed (a stack_named frame holds its address: stack.h). */
 #include "thread.h"
 
 #include "arena.h"
 
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 __thread struct gt_thread *gt_self TLS_IE;
 __thread int gt_internal TLS_IE;
 
-#define SLAB_THREADS 8
+#define SLAB_THREADS 16 /* 5 pages */
+#define SLAB_MEMOS 64
+#define MEMO_BYTES ((sizeof(struct stack_memo) + 4095) & ~(size_t)4095)
 #define SLAB_PROCS 64
 
 static gt_spinlock reg_lock;
@@ -26,6 +33,8 @@ static _Atomic uint64_t next_g = 1;
 
 static struct gt_thread *fresh; /* the slab being used up (zeroed records) */
 static size_t fresh_left;
+static char *fresh_memo; /* the memo slab being used up (zeroed, untouched slots) */
+static size_t fresh_memo_left;
 
 static gt_spinlock proc_lock;
 static struct gt_p *proc_free;
@@ -37,6 +46,22 @@ static uint64_t next_p;
 static void *slab(size_t bytes, size_t ready)
 {
     return arena_alloc(ARENA_TABLES, bytes, ready);
+}
+
+/* A new memo (reg_lock held), or NULL. */
+static struct stack_memo *memo_alloc(void)
+{
+    if (!fresh_memo_left) {
+        void *m = mmap(NULL, MEMO_BYTES * SLAB_MEMOS, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return NULL;
+        fresh_memo = m;
+        fresh_memo_left = SLAB_MEMOS;
+    }
+    struct stack_memo *memo = (struct stack_memo *)fresh_memo;
+    fresh_memo += MEMO_BYTES;
+    fresh_memo_left--;
+    return memo;
 }
 
 /* The registry's first thread, for the reader of a killed process's file (reg_lock held). */
@@ -62,22 +87,20 @@ void thread_publish_layout(void)
 }
 
 /* The record's arrays that are only read up to a count kept elsewhere in it: a reused record
- * need not zero them (8.1 of its 8.6 KiB), and a fresh one (zeroed by mmap) is not written at
- * all, so a short-lived thread touches only the lines it uses. The asserts keep every other
- * field inside a zeroed range. */
+ * need not zero them, and a fresh one (zeroed by mmap) is not written at all, so a short-lived
+ * thread touches only the lines it uses. Its memo pointer is kept, the memo emptied. The asserts
+ * keep every other field inside a zeroed range. */
 #define T_OFF(f) offsetof(struct gt_thread, f)
 #define T_END(f) (T_OFF(f) + sizeof(((struct gt_thread *)0)->f))
 _Static_assert(T_END(memo) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
-               "the skipped memo walks and prefix bytes are followed by zeroed fields");
+               "the kept memo pointer and skipped prefix bytes are followed by zeroed fields");
 _Static_assert(T_OFF(prefix[0].bytes) == T_OFF(prefix[0]), "a prefix's bytes start it");
-_Static_assert(offsetof(struct stack_memo, scratch) + sizeof(struct walk_chain) ==
-                   sizeof(struct stack_memo),
-               "the memo's recorded walks end it");
 static void thread_clear(struct gt_thread *t)
 {
     char *b = (char *)t;
-    memset(b, 0, T_OFF(memo.chain)); /* the memo's walks: read only below memo.used */
-    for (int i = 0; i < 2; i++)      /* a prefix's bytes: read only below its len */
+    memset(b, 0, T_OFF(memo));
+    stack_memo_clear(t->memo);
+    for (int i = 0; i < 2; i++) /* a prefix's bytes: read only below its len */
         memset(t->prefix[i].bytes + GT_PREFIX_MAX, 0, sizeof t->prefix[i] - GT_PREFIX_MAX);
     memset(b + T_OFF(exit_gen), 0, T_OFF(regions.open) - T_OFF(exit_gen));
     /* the open regions: read only below regions.depth */
@@ -99,8 +122,11 @@ struct gt_thread *thread_alloc(void)
             fresh_left = fresh ? SLAB_THREADS : 0;
         }
         if (fresh_left && arena_back(fresh, sizeof *fresh) == 0) {
-            t = fresh++;
-            fresh_left--;
+            if (!fresh->memo) fresh->memo = memo_alloc(); /* the record's for good */
+            if (fresh->memo) {
+                t = fresh++;
+                fresh_left--;
+            }
         }
     }
     spin_unlock(&reg_lock);
@@ -201,7 +227,9 @@ void thread_fork_parent(void)
 }
 
 /* The parent's records, free or not, are the parent's (its threads may have changed them in
- * the shared file after the fork): the child starts from new slabs. */
+ * the shared file after the fork): the child starts from new slabs. Their memos stay (the
+ * child's copies: stack_named frames in the copied stack table name them); the memo slab's
+ * slots not handed out yet are untouched in the child too. */
 void thread_fork_child(void)
 {
     reg_head = reg_tail = NULL;

@@ -104,7 +104,8 @@ struct gt_thread {
         uint64_t key[4];          /* cold in a thread that just woke up, are not read again */
         unsigned next;
     } marked;
-    struct stack_memo memo; /* owner only: its recent stacks (stack.h) */
+    struct stack_memo *memo; /* owner only: its recent stacks (stack.h), private memory that
+                                stays with the record (thread.c) */
     /* The rest. */
     struct { /* statuses the flusher wrote at a switch (flusher only) */
         uint8_t bytes[GT_PREFIX_MAX];
@@ -130,9 +131,13 @@ struct gt_thread {
     uint64_t hang_seen; /* flusher only: wait_since of the wait last reported */
 } __attribute__((aligned(64)));
 
+/* What an ended thread's record keeps until it is reaped (GOTRACE_FLUSH_MB counts it): the
+ * record and its memo's first page (thread.c: a thread with a few stacks uses no more). */
+#define GT_THREAD_HELD (sizeof(struct gt_thread) + 4096)
+
 /* Allocates a thread with a new goroutine id, every field zero but the arrays read only below a
- * count that is (the memo's walks, the prefixes' bytes, the open regions: thread.c); NULL on
- * memory exhaustion. */
+ * count that is (the prefixes' bytes, the open regions: thread.c) and its memo, empty (the same
+ * memo as the record's last thread's); NULL on memory exhaustion. */
 struct gt_thread *thread_alloc(void);
 void thread_register(struct gt_thread *t);
 /* Records the thread record's layout in the live file's head (common/gt_live.h). */

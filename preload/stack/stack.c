@@ -15,6 +15,7 @@
 
 #include <libunwind.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
@@ -269,6 +270,11 @@ void stack_set_main(void *fn)
 void *stack_main(void)
 {
     return atomic_load_explicit(&main_fn, memory_order_acquire);
+}
+
+void stack_memo_clear(struct stack_memo *memo)
+{
+    memset(memo, 0, offsetof(struct stack_memo, scratch));
 }
 
 int stack_first(const struct stack_memo *memo, const uint64_t **ids)

@@ -25,7 +25,8 @@ int stack_init(int max_depth, int enabled);
  * returns its id without walking or interning: each way is the walk's chain of checks (walk.h),
  * rebased on stack_capture's own CFA, whose first check (the return address into the caller of
  * stack_capture) is kept apart in ra[] to find candidate ways with one compare each; a miss
- * replaces the least recently hit way. Owner-thread only; zeroed is empty. */
+ * replaces the least recently hit way. Owner-thread only; zeroed is empty. A thread's memo is
+ * private memory, never in the live file (`gotrace recover` does not read it): thread.c. */
 #define STACK_MEMO_WAYS 8
 #define STACK_FIRST 4
 /* A check: the value at CFA + off (off even); at CFA + off - 1, minus CFA (off odd); or RBP at
@@ -36,6 +37,7 @@ struct stack_way {
     struct walk_check c[WALK_MAX_CHECKS];
 };
 struct stack_memo {
+    /* The head: zero is empty (stack_memo_clear). */
     uint32_t epoch; /* the stack epoch its ways were recorded in (stack_init, stack_forget) */
     int used;
     uint32_t clock;                 /* hits and keeps so far */
@@ -48,9 +50,14 @@ struct stack_memo {
     uint64_t first[STACK_FIRST];
     _Atomic int nfirst;
     void *start;
-    struct stack_way chain[STACK_MEMO_WAYS];
+    /* The walks, read only below a count in the head (used, n): written by a miss, never
+     * cleared, so that their untouched pages stay untouched; the scratch walk first, then the
+     * ways, so that a thread with a few stacks uses the memo's first page only. */
     struct walk_chain scratch; /* the last miss's walk, as walk_here records it */
+    struct stack_way chain[STACK_MEMO_WAYS];
 };
+/* Empties memo for a new owner: its head only (the walks are read only below its counts). */
+void stack_memo_clear(struct stack_memo *memo);
 /* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
  * full. memo (the calling thread's own, or NULL) speeds up repeated stacks. stack_capture is
  * itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a capture):

@@ -73,9 +73,6 @@ Test(thread, reaped_record_reused_only_after_two_reaps)
 /* Whether byte off of a record lies in an array read only below a count (thread.c). */
 static int skipped(size_t off)
 {
-    size_t memo_walks = offsetof(struct gt_thread, memo.chain);
-    size_t memo_end = offsetof(struct gt_thread, memo) + sizeof(struct stack_memo);
-    if (off >= memo_walks && off < memo_end) return 1;
     for (int i = 0; i < 2; i++) {
         size_t b = offsetof(struct gt_thread, prefix) +
                    (size_t)i * sizeof((struct gt_thread){0}.prefix[0]);
@@ -90,9 +87,13 @@ Test(thread, reused_record_reads_as_new)
     struct gt_thread *t = exited_in(1);
     uint64_t g = t->g;
     struct gt_thread *next = t->next;
+    struct stack_memo *memo = t->memo;
+    cr_assert_not_null(memo, "a record comes with its memo");
     memset((char *)t, 0xa5, sizeof *t); /* every field dirty, as a long-lived thread leaves it */
-    t->next = next;                     /* but the registry's link, */
-    t->exit_gen = 1;                    /* and what makes it reapable */
+    memset((char *)memo, 0xa5, sizeof *memo);
+    t->next = next;  /* but the registry's link, */
+    t->memo = memo;  /* the record's memo, */
+    t->exit_gen = 1; /* and what makes it reapable */
     atomic_store(&t->exited, 1);
     atomic_store(&t->creating, 0);
     thread_reap(1);
@@ -100,11 +101,14 @@ Test(thread, reused_record_reads_as_new)
     thread_reap(3);
     struct gt_thread *b = thread_alloc();
     cr_assert_eq(b, t, "the dirty record is the one reused");
+    cr_assert_eq(b->memo, memo, "with its memo (a stack_named frame may name it)");
     cr_assert_gt(b->g, g, "a new goroutine id");
     const unsigned char *p = (const unsigned char *)b;
     size_t dirty = 0, kept = 0;
     for (size_t off = 0; off < sizeof *b; off++) {
         if (off >= offsetof(struct gt_thread, g) && off < offsetof(struct gt_thread, g) + 8)
+            continue;
+        if (off >= offsetof(struct gt_thread, memo) && off < offsetof(struct gt_thread, memo) + 8)
             continue;
         if (skipped(off))
             kept += p[off] == 0xa5;
@@ -112,10 +116,30 @@ Test(thread, reused_record_reads_as_new)
             dirty++;
     }
     cr_assert_eq(dirty, 0, "%zu bytes outside the counted arrays not zeroed", dirty);
-    cr_assert_gt(kept, 7000, "the counted arrays (memo walks, prefix bytes, regions) not written");
-    cr_assert(b->memo.used == 0 && b->prefix[0].len == 0 && b->prefix[1].len == 0 &&
-                  b->regions.depth == 0,
+    cr_assert_gt(kept, 800, "the counted arrays (prefix bytes, regions) not written");
+    cr_assert(b->prefix[0].len == 0 && b->prefix[1].len == 0 && b->regions.depth == 0,
               "their counts are zero");
+    const unsigned char *m = (const unsigned char *)memo;
+    size_t head = offsetof(struct stack_memo, scratch), mdirty = 0, mkept = 0;
+    for (size_t off = 0; off < sizeof *memo; off++)
+        if (off < head)
+            mdirty += m[off] != 0;
+        else
+            mkept += m[off] == 0xa5;
+    cr_assert_eq(mdirty, 0, "the memo's head is empty");
+    cr_assert_eq(mkept, sizeof *memo - head, "its walks (read only below its counts) not written");
+}
+
+Test(thread, memos_are_page_aligned_and_apart)
+{
+    struct gt_thread *a = thread_alloc(), *b = thread_alloc();
+    uintptr_t ma = (uintptr_t)a->memo, mb = (uintptr_t)b->memo;
+    cr_assert(ma % 4096 == 0 && mb % 4096 == 0, "page-aligned");
+    cr_assert(ma != mb && (ma > mb ? ma - mb : mb - ma) >= sizeof(struct stack_memo),
+              "one memo each");
+    cr_assert_lt(offsetof(struct stack_memo, chain[2]) + sizeof(struct stack_way), 4096,
+                 "the head, scratch walk and first ways share the first page");
+    cr_assert_lt(sizeof(struct gt_thread), 2048, "a record without its memo is small");
 }
 
 Test(thread, requeue_moves_to_the_end)
