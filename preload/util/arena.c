@@ -215,20 +215,48 @@ void arena_detach(void)
     A.base = NULL;
 }
 
+/* Writes [from, to) of the range, as this process sees it, into fd at the same offsets. */
+static int copy_range(int fd, uint64_t from, uint64_t to)
+{
+    while (from < to) {
+        ssize_t n = REAL(pwrite)(fd, A.base + from, to - from, (off_t)from);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        from += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* The tables (their first keep bytes) into the child's file fd: only the pages the parent's
+ * file holds (SEEK_DATA/SEEK_HOLE on it: most of a table's reserved range is never backed),
+ * or, when it cannot be read so, all of them. */
+static int copy_tables(const char *parent, int fd, uint64_t keep)
+{
+    int in = REAL(open)(parent, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return copy_range(fd, 0, keep);
+    int rc = 0;
+    for (off_t pos = 0; rc == 0 && (uint64_t)pos < keep;) {
+        off_t data = lseek(in, pos, SEEK_DATA), hole;
+        if (data < 0 || (uint64_t)data >= keep) break; /* ENXIO: no data after pos */
+        hole = lseek(in, data, SEEK_HOLE);
+        if (hole < 0 || (uint64_t)hole > keep) hole = (off_t)keep;
+        rc = copy_range(fd, (uint64_t)data, (uint64_t)hole);
+        pos = hole;
+    }
+    REAL(close)(in);
+    return rc;
+}
+
 void arena_fork_child(void)
 {
     spin_unlock(&A.lock);
     if (!A.base) return;
+    char parent[sizeof A.path];
+    memcpy(parent, A.path, sizeof parent);
     uint64_t ticks = start_ticks();
     int fd = create_file(ticks);
     uint64_t keep = A.used[ARENA_TABLES];
-    int ok = fd >= 0;
-    for (uint64_t off = 0; ok && off < keep;) { /* the tables as this process sees them */
-        ssize_t n = REAL(pwrite)(fd, A.base + off, keep - off, (off_t)off);
-        if (n <= 0 && errno != EINTR) ok = 0;
-        if (n > 0) off += (uint64_t)n;
-    }
-    if (ok && map_file(fd, A.base)) {
+    if (fd >= 0 && copy_tables(parent, fd, keep) == 0 && map_file(fd, A.base)) {
         REAL(close)(fd);
         A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
         head_init(arena_head(), ticks);

@@ -94,6 +94,18 @@ static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
     return entry(s, id);
 }
 
+/* Backs the page of entry e (id) once (arena.h): a system call per page of entries, not per
+ * insert. */
+static int entry_back(struct intern_set *s, uint64_t id, struct intern_entry *e)
+{
+    uint64_t page = id * sizeof *e / PAGE, bit = (uint64_t)1 << (page % 64);
+    _Atomic uint64_t *w = &s->backed[page / 64];
+    if (atomic_load_explicit(w, memory_order_acquire) & bit) return 0;
+    if (arena_back(e, sizeof *e) != 0) return -1;
+    atomic_fetch_or_explicit(w, bit, memory_order_release);
+    return 0;
+}
+
 void intern_publish(const struct intern_set *s, struct gt_live_set *out)
 {
     struct gt_live_head *h = arena_head();
@@ -117,6 +129,8 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     atomic_flag_clear(&s->chunk_lock);
     s->slots = map(nslots * sizeof *s->slots);
     s->nsegs = s->max_ids / SEG_IDS + 1;
+    if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / PAGE > INTERN_PAGE_WORDS * 64)
+        return -1; /* more entry pages than backed[] has bits for */
     s->segs = arena_alloc(ARENA_TABLES, s->nsegs * sizeof *s->segs, s->nsegs * sizeof *s->segs);
     struct intern_chunk *c = chunk_new();
     if (!s->slots || !s->segs || !c) return -1;
@@ -237,7 +251,7 @@ static uint64_t fill(struct intern_set *s, _Atomic uint64_t *slot, uint64_t tag,
 {
     uint64_t id = atomic_fetch_add_explicit(&s->next_id, 1, memory_order_relaxed) + 1;
     struct intern_entry *e = id <= s->max_ids ? entry_new(s, id) : NULL;
-    if (e && arena_back(e, sizeof *e) != 0) e = NULL; /* its page (a first page: backed) */
+    if (e && entry_back(s, id, e) != 0) e = NULL;
     unsigned char *copy = e ? key_alloc(s, len + 1) : NULL;
     if (!copy) {
         atomic_store_explicit(slot, tag | DEAD_ID, memory_order_release);

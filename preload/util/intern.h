@@ -24,21 +24,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define INTERN_MAX_KEY 4096 /* longest key accepted (bytes) */
-#define INTERN_INFLIGHT 64  /* records of inserts in progress (fork repair) */
+#define INTERN_MAX_KEY 4096  /* longest key accepted (bytes) */
+#define INTERN_INFLIGHT 64   /* records of inserts in progress (fork repair) */
+#define INTERN_PAGE_WORDS 16 /* bits for 1024 pages of entries (131072 ids) */
 
 struct intern_entry;
 struct intern_chunk;
 
 struct intern_set {
-    const char *name;             /* for the "table full" warning */
-    uint64_t mask;                /* slot count - 1 */
-    uint64_t max_ids;             /* ids are 1..max_ids (3/4 of the slots) */
-    _Atomic uint64_t *slots;      /* 0 empty, else hash tag << 32 | id (id 0: being filled) */
+    const char *name;        /* for the "table full" warning */
+    uint64_t mask;           /* slot count - 1 */
+    uint64_t max_ids;        /* ids are 1..max_ids (3/4 of the slots) */
+    _Atomic uint64_t *slots; /* 0 empty, else hash tag << 32 | id (id 0: being filled) */
     _Atomic(struct intern_entry *) *segs; /* entries by id, in segments (intern.c) */
     uint64_t nsegs;
-    _Atomic uint64_t next_id;     /* last id handed out */
-    _Atomic(struct intern_chunk *) chunk; /* current arena chunk */
+    _Atomic uint64_t backed[INTERN_PAGE_WORDS]; /* entry pages known backed, one bit each */
+    _Atomic uint64_t next_id;                   /* last id handed out */
+    _Atomic(struct intern_chunk *) chunk;       /* current arena chunk */
     atomic_flag chunk_lock;
     _Atomic uint64_t inflight[INTERN_INFLIGHT]; /* slot index + 1 being claimed/filled, 0 free */
     atomic_uint untracked;                      /* claims/fills without a record */
