@@ -10,6 +10,7 @@
 # Invariants: builds its program into build/bench/; writes only there and that section.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/section.sh"
 B=$top/build/bench/kept
 LIB=${BENCH_LIB:-$top/build/libgotrace.so}
 RESULTS=${BENCH_RESULTS:-$top/bench/RESULTS.md}
@@ -53,19 +54,10 @@ for how in TERM SEGV abort; do
     row "$how at 0.3 s" "$(counted "$B/k.counts")" "$(kept "$B/k.trace")" "$(valid "$B/k.trace")"
 done
 
-section=$(
-    echo "<!-- kept:begin (bench/kept.sh rewrites this section) -->"
+{
     echo "Measured $(date -u +%Y-%m-%d) by \`make bench-kept\` on $(nproc) CPUs (default period 1 s):"
     echo
     echo "| end | sleeps counted | in the trace | kept | valid | after \`gotrace recover\` | valid |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
-    echo "<!-- kept:end -->"
-)
-if grep -q '<!-- kept:begin' "$RESULTS"; then
-    awk -v s="$section" '/<!-- kept:begin/ { print s; skip = 1 } /<!-- kept:end/ { skip = 0; next } !skip' \
-        "$RESULTS" >"$RESULTS.tmp"
-    mv "$RESULTS.tmp" "$RESULTS"
-else
-    printf '\n## What a bad end keeps (issue 17)\n\n%s\n' "$section" >>"$RESULTS"
-fi
+} | results_section "$RESULTS" kept kept.sh "## What a bad end keeps (issue 17)"

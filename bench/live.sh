@@ -8,6 +8,7 @@
 # Invariants: uses the workloads bench-build made; writes only build/bench/live/ and that section.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/section.sh"
 W=$top/build/bench
 B=$W/live
 LIB=${BENCH_LIB:-$top/build/libgotrace.so}
@@ -66,8 +67,7 @@ if command -v valgrind >/dev/null; then
     done
 fi
 
-section=$(
-    echo "<!-- live:begin (bench/live.sh rewrites this section) -->"
+{
     echo "Measured $(date -u +%Y-%m-%d) by \`make bench-live\` on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg),"
     echo "traced with stacks, GOTRACE_LIVE=0 and =1 alternating, medians of $RUNS runs:"
     echo
@@ -82,12 +82,4 @@ section=$(
         echo "|---|---|---|---|"
         printf '%s\n' "${irows[@]}"
     fi
-    echo "<!-- live:end -->"
-)
-if grep -q '<!-- live:begin' "$RESULTS"; then
-    awk -v s="$section" '/<!-- live:begin/ { print s; skip = 1 } /<!-- live:end/ { skip = 0; next } !skip' \
-        "$RESULTS" >"$RESULTS.tmp"
-    mv "$RESULTS.tmp" "$RESULTS"
-else
-    printf '\n## What the live file costs (issue 17)\n\n%s\n' "$section" >>"$RESULTS"
-fi
+} | results_section "$RESULTS" live live.sh "## What the live file costs (issue 17)"

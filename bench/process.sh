@@ -18,6 +18,7 @@
 # BENCH_LIB (another build of libgotrace.so), BENCH_RESULTS (where the section goes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/section.sh"
 B=$top/build/bench
 W=$B/process
 LIB=${BENCH_LIB:-$top/build/libgotrace.so}
@@ -131,13 +132,4 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$W/section.md"
 cat "$W/section.md"
 
-begin='<!-- process:begin (bench/process.sh rewrites this section) -->'
-end='<!-- process:end -->'
-if ! grep -qF "$begin" "$RESULTS"; then
-    printf '\n## What a process costs (issue 20)\n\n%s\n%s\n' "$begin" "$end" >>"$RESULTS"
-fi
-awk -v b="$begin" -v e="$end" -v f="$W/section.md" '
-    $0 == b { print; while ((getline line < f) > 0) print line; skip = 1; next }
-    $0 == e { skip = 0 }
-    !skip { print }' "$RESULTS" >"$RESULTS.tmp"
-mv "$RESULTS.tmp" "$RESULTS"
+results_section "$RESULTS" process process.sh "## What a process costs (issue 20)" <"$W/section.md"

@@ -16,6 +16,7 @@
 # of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/bench/section.sh"
 B="$top/build/bench"
 G="$top/build/gotrace"
 LIB=${BENCH_LIB:-$top/build/libgotrace.so}
@@ -297,15 +298,5 @@ report() {
   echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
 }
 section=$(report)
-begin='<!-- results:begin (bench/run.sh rewrites this section) -->'
-end='<!-- results:end -->'
-if [ ! -f "$RESULTS" ] || ! grep -qF "$begin" "$RESULTS"; then
-  printf '# Tracer benchmark\n\n%s\n%s\n' "$begin" "$end" >>"$RESULTS"
-fi
-printf '%s\n' "$section" >"$B/out/section.md"
-awk -v b="$begin" -v e="$end" -v f="$B/out/section.md" '
-  $0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
-  $0 == e { skip = 0 }
-  !skip { print }' "$RESULTS" >"$RESULTS.tmp"
-mv "$RESULTS.tmp" "$RESULTS"
+printf '%s\n' "$section" | results_section "$RESULTS" results run.sh "# Tracer benchmark"
 printf '%s\n' "$section"

@@ -22,6 +22,8 @@
 #define GOTRACE_GT_LIVE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define GT_LIVE_DIR "/dev/shm"
 #define GT_LIVE_PREFIX "gotrace."
@@ -36,6 +38,17 @@
 #define GT_LIVE_MLESS_BYTES (16u << 10) /* statuses of threads without an M, per parity */
 
 enum { GT_LIVE_RUNNING = 1, GT_LIVE_COMPLETE = 2 };
+
+/* A process's start time (clock ticks since boot) in the NUL-terminated text of its
+ * /proc/<pid>/stat (field 22), 0 if it is not there: with the pid, it names a process (the
+ * head's start_ticks; an exec keeps both). */
+static inline uint64_t gt_live_start_ticks(const char *stat)
+{
+    const char *p = strrchr(stat, ')'); /* fields count from after the command name */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
 
 /* A sync object's name in the string table, until the flusher renders it (syncobj.c): the
  * bytes {GT_LIVE_OBJ_TAG, reason's string id (8), the object's address (8)}. */

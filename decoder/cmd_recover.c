@@ -46,15 +46,7 @@ struct buf {
 
 static int put(struct buf *b, const void *src, size_t n)
 {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 1 << 16;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p) return -1;
-        b->p = p;
-        b->cap = cap;
-    }
+    if (gd_grow((void **)&b->p, &b->cap, b->len + n, 1) != 0) return -1;
     memcpy(b->p + b->len, src, n);
     b->len += n;
     return 0;
@@ -103,13 +95,7 @@ static int add_batch(struct rec *r, uint64_t fgen, uint64_t m, uint64_t ts, cons
                      size_t len)
 {
     if (!data || !len) return 0;
-    if (r->nb == r->capb) {
-        size_t cap = r->capb ? r->capb * 2 : 64;
-        struct batch *p = realloc(r->b, cap * sizeof *p);
-        if (!p) return -1;
-        r->b = p;
-        r->capb = cap;
-    }
+    if (gd_grow((void **)&r->b, &r->capb, r->nb + 1, sizeof *r->b) != 0) return -1;
     r->b[r->nb++] = (struct batch){fgen, m, ts, data, len, 0};
     return 0;
 }
@@ -170,6 +156,15 @@ static const uint8_t *entry(const struct rec *r, const struct gt_live_set *s, ui
     return bytes && *len < (1u << 20) ? gd_live_at(&r->l, bytes, *len) : NULL;
 }
 
+/* Entry id of set s when generation g uses it (its bytes and length), else NULL. */
+static const uint8_t *marked(const struct rec *r, const struct gt_live_set *s, uint64_t id,
+                             uint64_t g, uint64_t *len)
+{
+    uint64_t mark;
+    const uint8_t *p = entry(r, s, id, (int)(g & 1), len, &mark);
+    return mark == g + 1 ? p : NULL;
+}
+
 static uint64_t set_ids(const struct gt_live_set *s)
 {
     return (uint64_t)s->nsegs * s->seg_ids;
@@ -180,13 +175,7 @@ static uint64_t name_id(struct rec *r, const char *s)
 {
     for (size_t i = 0; i < r->nnames; i++)
         if (!strcmp(r->names[i].s, s)) return r->names[i].id;
-    if (r->nnames == r->capnames) {
-        size_t cap = r->capnames ? r->capnames * 2 : 64;
-        struct name *p = realloc(r->names, cap * sizeof *p);
-        if (!p) return 0;
-        r->names = p;
-        r->capnames = cap;
-    }
+    if (gd_grow((void **)&r->names, &r->capnames, r->nnames + 1, sizeof *r->names) != 0) return 0;
     char *c = strdup(s);
     if (!c) return 0;
     r->names[r->nnames] = (struct name){c, r->next_str++};
@@ -227,9 +216,9 @@ static void encode_stacks(struct rec *r, uint64_t g, uint64_t fgen)
     const struct gt_live_set *s = &r->l.h->stacks;
     size_t at = struct_begin(&r->out, fgen, GO_EV_STACKS);
     for (uint64_t id = 1; id < set_ids(s); id++) {
-        uint64_t len, mark;
-        const uint8_t *pcs = entry(r, s, id, (int)(g & 1), &len, &mark);
-        if (!pcs || mark != g + 1 || len % 8) continue;
+        uint64_t len;
+        const uint8_t *pcs = marked(r, s, id, g, &len);
+        if (!pcs || len % 8) continue;
         uint64_t fr[GO_MAX_STACK_FRAMES][4];
         int n = 0;
         for (uint64_t i = 0; i < len / 8 && n < GO_MAX_STACK_FRAMES; i++) {
@@ -292,9 +281,9 @@ static void encode_strings(struct rec *r, uint64_t g, uint64_t fgen)
     const struct gt_live_set *s = &r->l.h->strings;
     size_t at = struct_begin(&r->out, fgen, GO_EV_STRINGS);
     for (uint64_t id = 1; id < set_ids(s); id++) {
-        uint64_t len, mark;
-        const uint8_t *p = entry(r, s, id, (int)(g & 1), &len, &mark);
-        if (!p || mark != g + 1) continue;
+        uint64_t len;
+        const uint8_t *p = marked(r, s, id, g, &len);
+        if (!p) continue;
         char text[GO_MAX_STRING_LEN];
         if (len == GT_LIVE_OBJ_LEN && p[0] == GT_LIVE_OBJ_TAG)
             string_event(r, &at, fgen, id, text, object_text(r, p, text, sizeof text));

@@ -86,10 +86,7 @@ static uint64_t start_ticks(long pid)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    const char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
+    return gt_live_start_ticks(buf);
 }
 
 int gd_live_running(const struct gd_live *l)

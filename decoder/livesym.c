@@ -2,6 +2,7 @@
 #include "livesym.h"
 
 #include "demangle.h"
+#include "gderr.h"
 
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
@@ -62,13 +63,7 @@ void gd_livesym_free(struct gd_livesym *s)
 
 static const char *keep(struct gd_livesym *s, const char *name)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        char **p = realloc(s->names, cap * sizeof *p);
-        if (!p) return NULL;
-        s->names = p;
-        s->cap = cap;
-    }
+    if (gd_grow((void **)&s->names, &s->cap, s->n + 1, sizeof *s->names) != 0) return NULL;
     char *c = strdup(name);
     if (c) s->names[s->n++] = c;
     return c;

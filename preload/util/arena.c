@@ -44,8 +44,7 @@ int arena_allocated(const void *p)
     return off < A.used[off >= GT_LIVE_TABLES];
 }
 
-/* The process's start time in clock ticks since boot (/proc/self/stat, field 22), 0 if unknown:
- * with the pid, it names this process (an exec keeps both). */
+/* This process's start time (gt_live.h), 0 if unknown. */
 static uint64_t start_ticks(void)
 {
     char buf[1024];
@@ -55,10 +54,7 @@ static uint64_t start_ticks(void)
     REAL(close)(fd);
     if (n <= 0) return 0;
     buf[n] = 0;
-    const char *p = strrchr(buf, ')'); /* fields count from after the command name */
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
+    return gt_live_start_ticks(buf);
 }
 
 /* What an existing file at path is to us: 1 ours to replace (our own image's, before an exec:
