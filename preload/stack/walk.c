@@ -1,9 +1,12 @@
 /* walk.c: the fast stack walker and its rule cache. See walk.h for the invariants.
- * Cache: an open-addressing table of 2^CACHE_LOG slots {key, val}; key is the code address,
- * val packs the rule with the address's low 32 bits as a tag, so a reader that sees a key
- * whose val is not (yet) its own treats the slot as a miss: inserts need no ordering beyond
- * single-word atomicity, and a slot is claimed by CAS on its key. A full probe run, or a lost
- * race, just leaves the rule uncached. */
+ * Cache: an open-addressing table of slots {key, val}; key is the code address, val packs the
+ * rule with the address's low 32 bits as a tag, so a reader that sees a key whose val is not
+ * (yet) its own treats the slot as a miss: inserts need no ordering beyond single-word
+ * atomicity, and a slot is claimed by CAS on its key. The table grows by levels of one mapping
+ * (2^FIRST_LOG slots, then twice as many each, up to 2^LAST_LOG): a full probe run in the
+ * current level moves the cache to the next, empty one (the rules are read again as they are
+ * needed), so a short process touches a few pages, not pages at random over the largest size.
+ * A full probe run in the last level, or a lost race, just leaves the rule uncached. */
 #include "walk.h"
 
 #include "cfi.h"
@@ -12,7 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define CACHE_LOG 15
+#define FIRST_LOG 10
+#define LAST_LOG 15
 #define PROBES 8
 /* A caller's frame lies within this of the callee's. */
 #define MAX_FRAME_SPAN ((uintptr_t)1 << 28)
@@ -21,14 +25,23 @@ struct slot {
     _Atomic uint64_t key, val;
 };
 
-static struct slot *cache;
+static struct slot *cache;       /* levels FIRST_LOG..LAST_LOG, one after the other */
+static _Atomic unsigned cur_log; /* the level in use: 2^cur_log slots */
+
+/* The level of 2^log slots. */
+static struct slot *level(unsigned log)
+{
+    return cache + (((size_t)1 << log) - ((size_t)1 << FIRST_LOG));
+}
 
 int walk_init(void)
 {
     if (cache) return 0;
-    void *p = mmap(NULL, sizeof(struct slot) << CACHE_LOG, PROT_READ | PROT_WRITE,
+    size_t slots = ((size_t)2 << LAST_LOG) - ((size_t)1 << FIRST_LOG);
+    void *p = mmap(NULL, sizeof(struct slot) * slots, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return -1;
+    atomic_store_explicit(&cur_log, FIRST_LOG, memory_order_relaxed);
     cache = p;
     return 0;
 }
@@ -36,10 +49,20 @@ int walk_init(void)
 void walk_forget(void)
 {
     if (!cache) return;
-    for (size_t i = 0; i < (size_t)1 << CACHE_LOG; i++) {
-        atomic_store_explicit(&cache[i].val, 0, memory_order_relaxed);
-        atomic_store_explicit(&cache[i].key, 0, memory_order_relaxed);
+    unsigned log = atomic_load_explicit(&cur_log, memory_order_relaxed);
+    struct slot *s = level(log);
+    for (size_t i = 0; i < (size_t)1 << log; i++) {
+        atomic_store_explicit(&s[i].val, 0, memory_order_relaxed);
+        atomic_store_explicit(&s[i].key, 0, memory_order_relaxed);
     }
+}
+
+/* A full probe run in the level of 2^log slots: the cache moves to the next level. */
+static void grow(unsigned log)
+{
+    if (log < LAST_LOG)
+        atomic_compare_exchange_strong_explicit(&cur_log, &log, log + 1, memory_order_relaxed,
+                                                memory_order_relaxed);
 }
 
 static inline uint64_t pack(uintptr_t pc, struct cfi_rule r)
@@ -58,10 +81,12 @@ static inline struct cfi_rule unpack(uint64_t v)
 static struct cfi_rule rule_at(uintptr_t pc)
 {
     if (!cache) return cfi_rule_for(pc);
-    size_t mask = ((size_t)1 << CACHE_LOG) - 1;
-    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15u) >> (64 - CACHE_LOG));
+    unsigned log = atomic_load_explicit(&cur_log, memory_order_relaxed);
+    struct slot *lv = level(log);
+    size_t mask = ((size_t)1 << log) - 1;
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15u) >> (64 - log));
     for (int probe = 0; probe < PROBES; probe++, i = (i + 1) & mask) {
-        struct slot *s = &cache[i];
+        struct slot *s = &lv[i];
         uint64_t key = atomic_load_explicit(&s->key, memory_order_relaxed);
         if (key == pc) {
             uint64_t v = atomic_load_explicit(&s->val, memory_order_relaxed);
@@ -75,6 +100,7 @@ static struct cfi_rule rule_at(uintptr_t pc)
             atomic_store_explicit(&s->val, pack(pc, r), memory_order_relaxed);
         return r;
     }
+    grow(log);
     return cfi_rule_for(pc);
 }
 

@@ -1,9 +1,9 @@
 /* intern.c: lock-free append-only hash set with dense ids. See intern.h for the invariants.
- * Layout: an mmap'd slot array (open addressing, linear probing), entries indexed by id in
- * segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the key bytes; the
- * entries and chunks come from the live file's tables region (util/arena.h: a killed process's
- * tables are read back), the slots, which only lookups need, are private. Insert claims an empty
- * slot by CAS with (tag << 32), takes the next id, copies the key, fills entries[id], then
+ * Layout: an mmap'd slot array in levels (intern.h; open addressing, linear probing), entries
+ * indexed by id in segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the
+ * key bytes; the entries and chunks come from the live file's tables region (util/arena.h: a killed
+ * process's tables are read back), the slots, which only lookups need, are private. Insert claims
+ * an empty slot by CAS with (tag << 32), takes the next id, copies the key, fills entries[id], then
  * publishes (tag << 32 | id) with a release store; readers acquire the slot before reading the
  * entry. A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0. An insert
  * records the slot it claims before the claim (claim_begin) and clears the record after publishing
@@ -24,6 +24,9 @@
 #define DEAD_ID 0xffffffffu    /* a claimed slot whose insert failed: never matches */
 #define WAIT_SPINS (1u << 10)  /* pause loops before yielding while a slot is being filled */
 #define WAIT_YIELDS (1u << 14) /* yields before giving up (the filler may be our own thread) */
+#define FIRST_LOG 10u          /* the first level's slots: 2^10 (8 KiB, two pages) */
+#define ABSENT UINT64_MAX      /* probe: not in this level, look in the next */
+#define AGAIN (UINT64_MAX - 1) /* probe: the level changed meanwhile, look in it again */
 
 struct intern_entry {
     const unsigned char *bytes;
@@ -66,6 +69,8 @@ static int back_upto(unsigned char *base, _Atomic uint64_t *backed, uint64_t to)
     uint64_t b = atomic_load_explicit(backed, memory_order_acquire);
     if (to <= b) return 0;
     if (arena_back(base + b, to - b) != 0) return -1;
+    to = (((uintptr_t)base + to + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) -
+         (uintptr_t)base; /* its page */
     while (b < to && !atomic_compare_exchange_weak_explicit(backed, &b, to, memory_order_release,
                                                             memory_order_relaxed))
         ;
@@ -121,13 +126,15 @@ void intern_publish(const struct intern_set *s, struct gt_live_set *out)
 
 int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
 {
-    uint64_t nslots = (uint64_t)1 << log2_slots;
     memset(s, 0, sizeof *s);
     s->name = name;
-    s->mask = nslots - 1;
-    s->max_ids = nslots / 4 * 3;
+    s->first_log = log2_slots < FIRST_LOG ? log2_slots : FIRST_LOG;
+    s->nlevels = log2_slots - s->first_log + 1;
+    if (s->nlevels > INTERN_MAX_LEVELS) return -1;
+    s->nslots = ((uint64_t)2 << log2_slots) - ((uint64_t)1 << s->first_log);
+    s->max_ids = ((uint64_t)1 << log2_slots) / 4 * 3;
     atomic_flag_clear(&s->chunk_lock);
-    s->slots = map(nslots * sizeof *s->slots);
+    s->slots = map(s->nslots * sizeof *s->slots);
     s->nsegs = s->max_ids / SEG_IDS + 1;
     if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / PAGE > INTERN_PAGE_WORDS * 64)
         return -1; /* more entry pages than backed[] has bits for */
@@ -163,7 +170,7 @@ void intern_fork_child(void)
                 atomic_store_explicit(&s->segs[i], NULL, memory_order_relaxed);
         }
         if (atomic_load_explicit(&s->untracked, memory_order_relaxed))
-            for (uint64_t i = 0; i <= s->mask; i++)
+            for (uint64_t i = 0; i < s->nslots; i++)
                 bury_if_claimed(s, i);
         for (int j = 0; j < INTERN_INFLIGHT; j++) {
             uint64_t r = atomic_load_explicit(&s->inflight[j], memory_order_relaxed);
@@ -281,29 +288,68 @@ static uint64_t wait_filled(_Atomic uint64_t *slot, uint64_t v)
     return v;
 }
 
-uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
+/* Level k of s: its slots, *mask = its slot count - 1. */
+static _Atomic uint64_t *level(const struct intern_set *s, unsigned k, uint64_t *mask)
 {
-    if (len > INTERN_MAX_KEY) return 0;
-    uint64_t h = hash(key, len);
-    uint64_t tag = (h >> 32 | 1) << 32;
-    for (uint64_t n = 0, i = h & s->mask; n <= s->mask; n++, i = (i + 1) & s->mask) {
-        _Atomic uint64_t *slot = &s->slots[i];
-        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
-        if (v == 0) {
-            /* Reaching an empty slot means the key is absent: when out of ids, do not claim
-             * (a dead slot would lengthen every later probe). */
-            if (atomic_load_explicit(&s->next_id, memory_order_relaxed) >= s->max_ids) break;
-            int rec = claim_begin(s, i);
-            if (atomic_compare_exchange_strong_explicit(slot, &v, tag, memory_order_acq_rel,
-                                                        memory_order_acquire)) {
-                uint64_t id = fill(s, slot, tag, key, len);
-                claim_end(s, rec);
-                return id;
-            }
-            claim_end(s, rec);
+    uint64_t size = (uint64_t)1 << (s->first_log + k);
+    *mask = size - 1;
+    return s->slots + (size - ((uint64_t)1 << s->first_log));
+}
+
+/* Level k (the top) stops taking keys: the next one does (never past the last). */
+static uint64_t close_level(struct intern_set *s, unsigned k)
+{
+    unsigned expect = k;
+    if (k + 1 < s->nlevels) atomic_compare_exchange_strong(&s->top, &expect, k + 1);
+    return k + 1 < s->nlevels ? ABSENT : 0;
+}
+
+/* Inserts key into the empty slot (index i of all) of the top level k: its id, 0 when out of
+ * ids or memory, ABSENT when the level is closed (look in the next), AGAIN when the slot was
+ * taken or the level closed meanwhile (look in level k again). A claim counts only if k is still
+ * the top after it (seq_cst): then every insert that reads a higher top afterwards sees it. */
+static uint64_t claim(struct intern_set *s, unsigned k, uint64_t i, uint64_t tag, const void *key,
+                      size_t len)
+{
+    uint64_t v = 0;
+    if (k + 1 < s->nlevels && atomic_load_explicit(&s->claimed[k], memory_order_relaxed) >=
+                                  (uint64_t)1 << (s->first_log + k - 1)) /* half of it */
+        return close_level(s, k);
+    /* When out of ids, do not claim (a dead slot would lengthen every later probe). */
+    if (atomic_load_explicit(&s->next_id, memory_order_relaxed) >= s->max_ids) {
+        warn_full(s);
+        return 0;
+    }
+    _Atomic uint64_t *slot = &s->slots[i];
+    int rec = claim_begin(s, i);
+    uint64_t id = AGAIN;
+    if (atomic_compare_exchange_strong(slot, &v, tag)) {
+        if (atomic_load(&s->top) == k) {
+            atomic_fetch_add_explicit(&s->claimed[k], 1, memory_order_relaxed);
+            id = fill(s, slot, tag, key, len);
+        } else {
+            atomic_store_explicit(slot, tag | DEAD_ID, memory_order_release);
         }
+    }
+    claim_end(s, rec);
+    return id;
+}
+
+/* Looks for key in level k: its id, ABSENT (not in this level, which is below the top), AGAIN
+ * (look in this level again) or 0 (given up); in the top level, inserts it when absent. */
+static uint64_t probe(struct intern_set *s, unsigned k, uint64_t h, uint64_t tag, const void *key,
+                      size_t len)
+{
+    uint64_t mask;
+    _Atomic uint64_t *slots = level(s, k, &mask);
+    for (uint64_t n = 0, i = h & mask; n <= mask; n++, i = (i + 1) & mask) {
+        uint64_t v = atomic_load_explicit(&slots[i], memory_order_acquire);
+        if (v == 0)
+            return atomic_load(&s->top) > k
+                       ? ABSENT
+                       : claim(s, k, (uint64_t)(slots - s->slots) + i, tag, key, len);
         if ((v & ~(uint64_t)DEAD_ID) != tag) continue;
-        v = wait_filled(slot, v);
+        v = wait_filled(&slots[i], v);
         if (v == 0) {
             gt_warn_once(stuck, "the %s table: a concurrent insert did not finish", s->name);
             return 0;
@@ -313,8 +359,21 @@ uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
         const struct intern_entry *e = entry(s, id);
         if (e->len == len && memcmp(e->bytes, key, len) == 0) return id;
     }
-    warn_full(s);
-    return 0;
+    if (atomic_load(&s->top) > k) return ABSENT;
+    if (k + 1 == s->nlevels) warn_full(s);
+    return close_level(s, k);
+}
+
+uint64_t intern_insert(struct intern_set *s, const void *key, size_t len)
+{
+    if (len > INTERN_MAX_KEY) return 0;
+    uint64_t h = hash(key, len), tag = (h >> 32 | 1) << 32, id = ABSENT;
+    for (unsigned k = 0; k < s->nlevels && id == ABSENT;) {
+        id = probe(s, k, h, tag, key, len);
+        if (id == ABSENT) k++;
+        if (id == AGAIN) id = ABSENT;
+    }
+    return id == ABSENT ? 0 : id;
 }
 
 static uint64_t id_count(const struct intern_set *s)

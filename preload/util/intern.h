@@ -8,6 +8,13 @@
  * entry has one mark word per generation parity: intern_foreach_marked(gen) is race-free as
  * long as nobody marks gen or gen + 2 while it runs. When the set is full, intern_insert
  * returns 0 and warns once.
+ * Levels: the slots grow without moving a key. Level 0 has 2^10 slots (fewer if the set is
+ * smaller), each next level twice as many, up to 2^log2_slots; new keys go to the top level
+ * until half of it is taken, then to the next. A lookup probes the levels from the first, each
+ * until an empty slot, so a process that stores little touches the first pages only (a flat
+ * table is touched at random: a page fault per key). A claim counts only if its level is still
+ * the top right after it (otherwise the slot is marked dead and the insert looks again), so a
+ * key has one id even when threads insert it while the set grows.
  * Fork: intern_fork_child, in a forked child before it starts threads, repairs every set
  * intern_init set up (at most INTERN_MAX_SETS, each living as long as the process): a chunk lock
  * a parent thread held (mid-refill) is released, and a slot a parent thread had claimed but not
@@ -27,14 +34,19 @@
 #define INTERN_MAX_KEY 4096  /* longest key accepted (bytes) */
 #define INTERN_INFLIGHT 64   /* records of inserts in progress (fork repair) */
 #define INTERN_PAGE_WORDS 16 /* bits for 1024 pages of entries (131072 ids) */
+#define INTERN_MAX_LEVELS 16
 
 struct intern_entry;
 struct intern_chunk;
 
 struct intern_set {
-    const char *name;        /* for the "table full" warning */
-    uint64_t mask;           /* slot count - 1 */
-    uint64_t max_ids;        /* ids are 1..max_ids (3/4 of the slots) */
+    const char *name;   /* for the "table full" warning */
+    uint64_t nslots;    /* slots of all levels */
+    uint64_t max_ids;   /* ids are 1..max_ids (3/4 of the last level's slots) */
+    unsigned first_log; /* level k has 2^(first_log + k) slots, after those of level k - 1 */
+    unsigned nlevels;
+    _Atomic unsigned top;                        /* the level that takes new keys */
+    _Atomic uint64_t claimed[INTERN_MAX_LEVELS]; /* keys each level took */
     _Atomic uint64_t *slots; /* 0 empty, else hash tag << 32 | id (id 0: being filled) */
     _Atomic(struct intern_entry *) *segs; /* entries by id, in segments (intern.c) */
     uint64_t nsegs;
@@ -48,7 +60,8 @@ struct intern_set {
 
 #define INTERN_MAX_SETS 8
 
-/* Set up a set with 2^log2_slots slots; 0 on success, -1 if mmap fails. Not thread-safe. */
+/* Set up a set whose last level has 2^log2_slots slots; 0 on success, -1 if mmap fails. Not
+ * thread-safe. */
 int intern_init(struct intern_set *s, const char *name, unsigned log2_slots);
 /* In a forked child, while it has one thread: repairs the sets (see above). */
 void intern_fork_child(void);

@@ -1,6 +1,11 @@
 /* syncobj.c: sync objects' names and the holder/release records. See syncobj.h.
- * The object table is open addressing over the object's address, a window of PROBE slots; a
- * full window overwrites its first slot (a name falls back to the address). A placeholder is
+ * The object table is open addressing over the object's address, a window of PROBE slots, in
+ * levels of one array (2^FIRST_LOG slots, then twice as many each, up to 2^LAST_LOG), so that
+ * a process with few objects touches few pages: an object is looked for in every level up to
+ * the top one and claims a slot in the top one; a full window there moves the top to the next
+ * level, and in the last level overwrites its first slot (a name falls back to the address).
+ * Two threads claiming one object while the top moves may give it two slots (a name is then
+ * found by one of them). A placeholder is
  * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
 #include "syncobj.h"
 
@@ -14,7 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SLOTS (1u << 16)
+#define FIRST_LOG 8u
+#define LAST_LOG 15u
 #define PROBE 8
 #define MAX_NAMED 8192  /* objects with a reason of their own: the string table is shared */
 #define RING (1u << 15) /* records per generation parity */
@@ -30,7 +36,8 @@ struct slot {
 };
 static atomic_uint named_objects;
 #define NOT_STATIC UINT64_MAX
-static struct slot slots[SLOTS];
+static struct slot slots[(2u << LAST_LOG) - (1u << FIRST_LOG)]; /* the levels, in order */
+static _Atomic unsigned top_log = FIRST_LOG; /* the level objects claim slots in */
 
 struct rec {
     uint8_t type;
@@ -42,19 +49,28 @@ static struct {
     atomic_int kicked;
 } rings[2];
 
-static struct slot *slot_of(uintptr_t addr, int claim)
+/* addr's slot in the level of 2^log slots, claimed if claim and its window has room; NULL if
+ * neither. */
+static struct slot *in_level(unsigned log, uintptr_t addr, int claim)
 {
-    uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 48;
+    struct slot *lv = slots + ((1u << log) - (1u << FIRST_LOG));
+    uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> (64 - log);
     for (unsigned i = 0; i < PROBE; i++) {
-        struct slot *s = &slots[(h + i) & (SLOTS - 1)];
+        struct slot *s = &lv[(h + i) & ((1u << log) - 1)];
         uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
         if (cur == addr) return s;
         if (!cur && claim) {
             if (atomic_compare_exchange_strong(&s->addr, &cur, addr) || cur == addr) return s;
         }
     }
-    if (!claim) return NULL;
-    struct slot *s = &slots[h & (SLOTS - 1)]; /* full window: the object takes the first slot */
+    return NULL;
+}
+
+/* A full window in the last level: the object takes its first slot. */
+static struct slot *evict(uintptr_t addr)
+{
+    uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> (64 - LAST_LOG);
+    struct slot *s = &slots[((1u << LAST_LOG) - (1u << FIRST_LOG)) + h];
     atomic_store(&s->addr, addr);
     atomic_store(&s->init_pc, 0);
     atomic_store(&s->wait_stk, 0);
@@ -63,9 +79,21 @@ static struct slot *slot_of(uintptr_t addr, int claim)
     return s;
 }
 
+/* addr's slot, claimed if new. */
+static struct slot *slot_of(uintptr_t addr)
+{
+    for (unsigned log = FIRST_LOG;; log++) {
+        unsigned top = atomic_load_explicit(&top_log, memory_order_acquire);
+        struct slot *s = in_level(log, addr, log == top);
+        if (s) return s;
+        if (log == LAST_LOG) return evict(addr);
+        if (log == top) atomic_compare_exchange_strong(&top_log, &top, top + 1);
+    }
+}
+
 void so_note_init(const void *addr, uintptr_t pc)
 {
-    struct slot *s = slot_of((uintptr_t)addr, 1);
+    struct slot *s = slot_of((uintptr_t)addr);
     atomic_store_explicit(&s->wait_stk, 0, memory_order_relaxed); /* a new object here */
     atomic_store_explicit(&s->init_pc, pc, memory_order_release);
 }
@@ -74,7 +102,7 @@ __thread struct so_last so__last __attribute__((tls_model("initial-exec")));
 
 uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk)
 {
-    struct slot *s = slot_of((uintptr_t)addr, 1);
+    struct slot *s = slot_of((uintptr_t)addr);
     uint64_t none = 0;
     if (stk) atomic_compare_exchange_strong(&s->wait_stk, &none, stk);
     unsigned st = atomic_load_explicit(&s->named, memory_order_relaxed), no = 0;
@@ -151,7 +179,7 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
 /* The object's name (no reason) into buf; its length. */
 static int name_of(uintptr_t addr, char *buf, size_t cap)
 {
-    struct slot *s = slot_of(addr, 1);
+    struct slot *s = slot_of(addr);
     uint64_t st = atomic_load(&s->name);
     if (!st) { /* once per object: the static name looks through the module's DWARF */
         int k = sym_data(addr, buf, cap);
@@ -201,7 +229,8 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
 
 void so_forget_names(void)
 {
-    for (size_t i = 0; i < SLOTS; i++)
+    unsigned top = atomic_load(&top_log);
+    for (size_t i = 0; i < (2u << top) - (1u << FIRST_LOG); i++)
         if (atomic_load_explicit(&slots[i].name, memory_order_relaxed))
             atomic_store_explicit(&slots[i].name, 0, memory_order_relaxed);
 }

@@ -126,6 +126,33 @@ Test(intern, arena_spans_chunks)
     }
 }
 
+/* Keys go to the first level (2^10 slots) until half of it is taken, then to the next ones:
+ * every key keeps its id, and a set that stores little touches its first level only. */
+Test(intern, levels_grow_without_moving_keys)
+{
+    struct intern_set s;
+    cr_assert_eq(intern_init(&s, "test", 13), 0);
+    cr_assert_eq(s.nlevels, 4);
+    cr_assert_eq(s.nslots, 1024 + 2048 + 4096 + 8192);
+    char k[32];
+    for (int i = 0; i < 512; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(put(&s, k), (uint64_t)i + 1);
+    }
+    for (uint64_t i = 1024; i < s.nslots; i++)
+        cr_assert_eq(atomic_load(&s.slots[i]), 0, "slot %lu of a later level", (unsigned long)i);
+    for (int i = 512; i < 6144; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(put(&s, k), (uint64_t)i + 1);
+    }
+    cr_assert_eq(atomic_load(&s.top), 3);
+    for (int i = 0; i < 6144; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        cr_assert_eq(put(&s, k), (uint64_t)i + 1, "key%d keeps its id", i);
+    }
+    cr_assert_eq(put(&s, "one more"), 0, "3/4 of the last level's slots are ids");
+}
+
 #define THREADS 4
 #define KEYS 3000
 #define KEY_LEN 500 /* KEYS * KEY_LEN > one arena chunk: chunk switches race too */
@@ -226,9 +253,9 @@ static uint64_t unpublish_claimed(void)
 {
     parent_id = put(&forked, "claimed");
     uint64_t i = 0;
-    while (i <= forked.mask && (uint32_t)atomic_load(&forked.slots[i]) != parent_id)
+    while (i < forked.nslots && (uint32_t)atomic_load(&forked.slots[i]) != parent_id)
         i++;
-    cr_assert_leq(i, forked.mask);
+    cr_assert_lt(i, forked.nslots);
     atomic_store(&forked.slots[i], atomic_load(&forked.slots[i]) & ~(uint64_t)0xffffffffu);
     return i;
 }
