@@ -58,10 +58,11 @@ static int time_ok(const struct timespec *t)
 /* The thread holding l for writing (0: free or held by readers). */
 #define RWLOCK_WRITER(l) (__atomic_load_n(&(l)->__data.__cur_writer, __ATOMIC_RELAXED))
 
-/* The caller of a pthread_*_init hook names the object it initialized (syncobj.h). */
+/* The caller of a pthread_*_init hook names the object it initialized (syncobj.h), when the
+ * thread is traced (an untraced process touches no table). */
 #define NOTE_INIT(obj, r)                                                                          \
     do {                                                                                           \
-        if ((r) == 0) tr_note_init((obj), (uintptr_t)__builtin_return_address(0));                 \
+        if ((r) == 0 && tr_current()) tr_note_init((obj), (uintptr_t)__builtin_return_address(0)); \
     } while (0)
 
 /* ---- mutexes ---- */
