@@ -41,8 +41,8 @@ struct symcache_module {
     int loaded;   /* the cache file was read (or found missing, or cannot be) */
     int writable; /* lines may be appended */
     size_t size;  /* bytes in the file as far as this process knows */
-    char file[GT_PATH_MAX];
-    char *buf; /* the file's lines when loaded */
+    char *file;   /* the cache file's path, when loaded */
+    char *buf;    /* the file's lines when loaded */
     struct slot *tab;
     size_t cap; /* power of two; at most half full */
 };
@@ -50,7 +50,7 @@ struct symcache_module {
 static char dir[GT_PATH_MAX];
 static int dir_made;
 static struct symcache_module *mods;
-static size_t nmods;
+static size_t nmods, cap_mods; /* mods grows by doubling */
 static int scanned;
 
 void symcache_dir(const char *d)
@@ -99,9 +99,14 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
         }
     }
     if (!m.idlen || m.lo >= m.hi) return 0;
-    struct symcache_module *grown = realloc(mods, (nmods + 1) * sizeof *mods);
-    if (!grown || !(m.name = strdup(name))) return 0;
-    mods = grown;
+    if (nmods == cap_mods) {
+        size_t cap = cap_mods ? 2 * cap_mods : 16;
+        struct symcache_module *grown = realloc(mods, cap * sizeof *mods);
+        if (!grown) return 0;
+        mods = grown;
+        cap_mods = cap;
+    }
+    if (!(m.name = strdup(name))) return 0;
     mods[nmods++] = m;
     return 0;
 }
@@ -111,12 +116,13 @@ static void drop_modules(void)
     for (size_t i = 0; i < nmods; i++) {
         free(mods[i].name);
         free(mods[i].path);
+        free(mods[i].file);
         free(mods[i].buf);
         free(mods[i].tab);
     }
     free(mods);
     mods = NULL;
-    nmods = 0;
+    nmods = cap_mods = 0;
     scanned = 0;
 }
 
@@ -291,9 +297,10 @@ static void load(struct symcache_module *m)
         hex[2 * i + 1] = digits[m->id[i] & 15];
     }
     hex[2 * m->idlen] = 0;
-    int n = snprintf(m->file, sizeof m->file, "%s/%s.%016llx.sym", dir, hex,
+    char file[GT_PATH_MAX];
+    int n = snprintf(file, sizeof file, "%s/%s.%016llx.sym", dir, hex,
                      (unsigned long long)debug_state(m, hex));
-    if (n < 0 || (size_t)n >= sizeof m->file) return;
+    if (n < 0 || (size_t)n >= sizeof file || !(m->file = strdup(file))) return;
     m->writable = 1;
     int fd = open(m->file, O_RDONLY | O_CLOEXEC); /* read with pread: never a stream's data */
     if (fd < 0) return;
