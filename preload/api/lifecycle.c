@@ -197,6 +197,7 @@ void tr_init(void)
         gt_log("cannot set up the tracer's tables; running untraced");
         goto fail;
     }
+    stack_set_self(thread_self_stacks);
     buf_publish_layout();
     thread_publish_layout();
     modules_record();

@@ -208,7 +208,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     become(t);
     struct call c = {t, saved};
     thread_register(t);
-    uint64_t stk = stack_capture(t->memo);
+    uint64_t stk = stack_capture(t->stk.memo);
     /* The process's main thread is "main" even when a library's constructor made it appear
      * first, or the program is stripped (stack.h STACK_PC_MAIN); no code of the program created
      * it, so its creation has no stack (not the hook that happened to adopt it). */
@@ -243,8 +243,8 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     child->start = start;
     child->arg = arg;
     atomic_store(&child->creating, 1); /* until tr_create_done / tr_create_failed */
-    uint64_t stk = stack_capture(self->memo);
-    uint64_t named = stack_named(child->memo, (void *)start); /* start, or the program's code */
+    uint64_t stk = stack_capture(self->stk.memo);
+    uint64_t named = stack_named(&child->stk, (void *)start); /* start, or the program's code */
     thread_register(child);
     struct gt_writer w;
     wr_begin(&w, self);
@@ -298,7 +298,7 @@ static void exit_events(struct gt_thread *t)
     t->exit_gen = w.gen;
     size_t held = t->stream[w.gen & 1].len; /* its last buffer is as good as full now */
     wr_end(&w);
-    gen_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + GT_THREAD_HELD); /* and its record */
+    gen_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + thread_held(t)); /* and its record */
     proc_put(p);
     atomic_store_explicit(&t->exited, 1, memory_order_release);
     if (gen_thread_ended()) gen_kick(); /* the last one: the flusher may be done */
@@ -347,7 +347,7 @@ GOTRACE_API_FN int tr_exit_begin(struct gt_thread *t, uint64_t *stk, pthread_t *
     if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return 0;
     struct call c = acquire(t); /* never released: the thread is done */
     cpuprof_thread_exit(t);
-    *stk = stack_capture(t->memo);
+    *stk = stack_capture(t->stk.memo);
     if (stack_enabled() && stack_depth(*stk) == 0 && t->start) /* returned from its routine */
         *stk = named_by((void *)t->start);
     resume_section(t, 0, 0);
@@ -370,7 +370,7 @@ GOTRACE_API_FN uint64_t tr_stack(void)
 {
     struct gt_thread *self = gt_self; /* the unwinder's own calls (read, mutexes) stay untraced */
     struct call c = acquire(self);
-    uint64_t stk = stack_capture(self ? self->memo : NULL);
+    uint64_t stk = stack_capture(self ? self->stk.memo : NULL);
     release(c);
     return stk;
 }
@@ -383,7 +383,7 @@ block(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     struct call c = acquire(self);
-    uint64_t stk = stack_capture(self->memo);
+    uint64_t stk = stack_capture(self->stk.memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
     uint64_t rid = reason_ids[reason];
     if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
@@ -493,7 +493,7 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     struct call c = acquire(self);
-    uint64_t stk = stack_capture(self->memo);
+    uint64_t stk = stack_capture(self->stk.memo);
     self->syscall_stack = stk;
     uint64_t seq0, ps;
     unsigned from;
@@ -530,7 +530,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     uint64_t a[GT_EV_MAX_ARGS];
     for (int i = 0; i < n; i++)
         a[i] = args[i];
-    a[n] = stack_capture(self->memo);
+    a[n] = stack_capture(self->stk.memo);
     struct gt_writer w;
     wr_begin(&w, self);
     wr_p_touch(&w);

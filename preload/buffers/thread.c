@@ -5,8 +5,8 @@
  * touches a new thread's state.
  * A record's stack memo (7 KiB, 85 % of the record it was part of) is private memory, which the
  * reader of a killed process's file never reads: page-aligned slots of anonymous slabs, touched
- * only where used (a thread with a few stacks uses one page), given once to a record and kept
- * with it across reuse, never freed (a stack_named frame holds its address: stack.h). */
+ * only where used (not at all until a thread captures a stack twice: stack.h; one page for a
+ * thread with a few stacks), given once to a record and kept with it across reuse, never freed. */
 #include "thread.h"
 
 #include "arena.h"
@@ -88,18 +88,19 @@ void thread_publish_layout(void)
 
 /* The record's arrays that are only read up to a count kept elsewhere in it: a reused record
  * need not zero them, and a fresh one (zeroed by mmap) is not written at all, so a short-lived
- * thread touches only the lines it uses. Its memo pointer is kept, the memo emptied. The asserts
- * keep every other field inside a zeroed range. */
+ * thread touches only the lines it uses. Its memo pointers are kept, a memo in use emptied. The
+ * asserts keep every other field inside a zeroed range. */
 #define T_OFF(f) offsetof(struct gt_thread, f)
 #define T_END(f) (T_OFF(f) + sizeof(((struct gt_thread *)0)->f))
-_Static_assert(T_END(memo) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
-               "the kept memo pointer and skipped prefix bytes are followed by zeroed fields");
+_Static_assert(T_END(stk.memo) == T_OFF(stk.own) && T_END(stk.own) == T_END(stk) &&
+                   T_END(stk) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
+               "the kept memo pointers and skipped prefix bytes are followed by zeroed fields");
 _Static_assert(T_OFF(prefix[0].bytes) == T_OFF(prefix[0]), "a prefix's bytes start it");
 static void thread_clear(struct gt_thread *t)
 {
     char *b = (char *)t;
-    memset(b, 0, T_OFF(memo));
-    stack_memo_clear(t->memo);
+    memset(b, 0, T_OFF(stk.memo));
+    if (t->stk.memo) stack_memo_clear(t->stk.memo);
     for (int i = 0; i < 2; i++) /* a prefix's bytes: read only below its len */
         memset(t->prefix[i].bytes + GT_PREFIX_MAX, 0, sizeof t->prefix[i] - GT_PREFIX_MAX);
     memset(b + T_OFF(exit_gen), 0, T_OFF(regions.open) - T_OFF(exit_gen));
@@ -122,8 +123,8 @@ struct gt_thread *thread_alloc(void)
             fresh_left = fresh ? SLAB_THREADS : 0;
         }
         if (fresh_left && arena_back(fresh, sizeof *fresh) == 0) {
-            if (!fresh->memo) fresh->memo = memo_alloc(); /* the record's for good */
-            if (fresh->memo) {
+            if (!fresh->stk.own) fresh->stk.own = memo_alloc(); /* the record's for good */
+            if (fresh->stk.own) {
                 t = fresh++;
                 fresh_left--;
             }
@@ -134,6 +135,12 @@ struct gt_thread *thread_alloc(void)
     if (reused) thread_clear(t); /* a fresh one is all zero */
     t->g = atomic_fetch_add(&next_g, 1);
     return t;
+}
+
+struct stack_thread *thread_self_stacks(void)
+{
+    struct gt_thread *t = gt_self;
+    return t ? &t->stk : NULL;
 }
 
 void thread_register(struct gt_thread *t)
@@ -228,8 +235,8 @@ void thread_fork_parent(void)
 
 /* The parent's records, free or not, are the parent's (its threads may have changed them in
  * the shared file after the fork): the child starts from new slabs. Their memos stay (the
- * child's copies: stack_named frames in the copied stack table name them); the memo slab's
- * slots not handed out yet are untouched in the child too. */
+ * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
+ * too. */
 void thread_fork_child(void)
 {
     reg_head = reg_tail = NULL;

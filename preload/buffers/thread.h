@@ -104,8 +104,8 @@ struct gt_thread {
         uint64_t key[4];          /* cold in a thread that just woke up, are not read again */
         unsigned next;
     } marked;
-    struct stack_memo *memo; /* owner only: its recent stacks (stack.h), private memory that
-                                stays with the record (thread.c) */
+    struct stack_thread stk; /* its first stacks, its memo (owner only), which is private
+                                memory that stays with the record (thread.c): stack.h */
     /* The rest. */
     struct { /* statuses the flusher wrote at a switch (flusher only) */
         uint8_t bytes[GT_PREFIX_MAX];
@@ -132,13 +132,19 @@ struct gt_thread {
 } __attribute__((aligned(64)));
 
 /* What an ended thread's record keeps until it is reaped (GOTRACE_FLUSH_MB counts it): the
- * record and its memo's first page (thread.c: a thread with a few stacks uses no more). */
-#define GT_THREAD_HELD (sizeof(struct gt_thread) + 4096)
+ * record and, if its memo is in use, the memo's first page (a thread with a few stacks uses no
+ * more). */
+static inline size_t thread_held(const struct gt_thread *t)
+{
+    return sizeof *t + (t->stk.memo ? 4096 : 0);
+}
 
 /* Allocates a thread with a new goroutine id, every field zero but the arrays read only below a
- * count that is (the prefixes' bytes, the open regions: thread.c) and its memo, empty (the same
- * memo as the record's last thread's); NULL on memory exhaustion. */
+ * count that is (the prefixes' bytes, the open regions: thread.c) and its memo (stk.own, the
+ * record's; in use and empty if the record's last thread used it); NULL on memory exhaustion. */
 struct gt_thread *thread_alloc(void);
+/* The calling thread's stack state (gt_self's), or NULL: stack_set_self's. */
+struct stack_thread *thread_self_stacks(void);
 void thread_register(struct gt_thread *t);
 /* Records the thread record's layout in the live file's head (common/gt_live.h). */
 void thread_publish_layout(void);

@@ -31,7 +31,8 @@ static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
 static int ready;   /* table initialised */
 
-static _Atomic uint32_t epoch; /* memos recorded in another epoch are stale */
+static _Atomic uint32_t epoch;                /* memos recorded in another epoch are stale */
+static struct stack_thread *(*self_of)(void); /* stack_set_self */
 
 /* pc is a return address: the call instruction, hence the function, is at pc - 1. */
 static int in_section(uintptr_t pc, const char *lo, const char *hi)
@@ -156,6 +157,22 @@ __attribute__((no_sanitize("address"))) static inline int way_holds(const struct
     return 1;
 }
 
+/* A stack the calling thread captured without a hit (a stack's first capture is always a miss:
+ * a hit never needs this): one of its first stacks, or a second capture, which puts its memo to
+ * use (stack.h). */
+static void note_stack(struct stack_thread *st, uint64_t id)
+{
+    int n = atomic_load_explicit(&st->nfirst, memory_order_relaxed), i = 0;
+    while (i < n && st->first[i] != id)
+        i++;
+    if (i < n || n == STACK_FIRST) {
+        st->memo = st->own;
+        return;
+    }
+    st->first[n] = id;
+    atomic_store_explicit(&st->nfirst, n + 1, memory_order_release);
+}
+
 /* A capture the memo does not know: the walk (recorded into the memo), the stack table. */
 GOTRACE_API_FN __attribute__((noclone)) static uint64_t
 capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
@@ -170,12 +187,8 @@ capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
     int end = last_used(pcs, first, n);
     uint64_t id = stack_from_pcs(pcs + first, end - first);
     if (fast && memo) memo_keep(memo, end, id, cfa, bp, ra);
-    /* A stack's first capture is always a miss: a hit never needs this test. */
-    int nfirst = memo ? atomic_load_explicit(&memo->nfirst, memory_order_relaxed) : STACK_FIRST;
-    if (id && nfirst < STACK_FIRST) {
-        memo->first[nfirst] = id;
-        atomic_store_explicit(&memo->nfirst, nfirst + 1, memory_order_release);
-    }
+    struct stack_thread *st = self_of ? self_of() : NULL;
+    if (id && st) note_stack(st, id);
     return id;
 }
 
@@ -247,10 +260,15 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
     return intern_insert(&stacks, pcs, (size_t)n * sizeof *pcs);
 }
 
-uint64_t stack_named(struct stack_memo *memo, void *start)
+void stack_set_self(struct stack_thread *(*self)(void))
 {
-    memo->start = start;
-    uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)memo};
+    self_of = self;
+}
+
+uint64_t stack_named(struct stack_thread *st, void *start)
+{
+    st->start = start;
+    uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)st};
     return stack_from_pcs(pcs, 2);
 }
 
@@ -277,10 +295,10 @@ void stack_memo_clear(struct stack_memo *memo)
     memset(memo, 0, offsetof(struct stack_memo, scratch));
 }
 
-int stack_first(const struct stack_memo *memo, const uint64_t **ids)
+int stack_first(const struct stack_thread *st, const uint64_t **ids)
 {
-    *ids = memo->first;
-    return atomic_load_explicit(&memo->nfirst, memory_order_acquire);
+    *ids = st->first;
+    return atomic_load_explicit(&st->nfirst, memory_order_acquire);
 }
 
 int stack_enabled(void)

@@ -44,24 +44,36 @@ struct stack_memo {
     uint32_t last[STACK_MEMO_WAYS]; /* clock at way i's last hit or keep */
     uintptr_t ra[STACK_MEMO_WAYS];  /* the first check of way i (chain[i]) */
     uint64_t id[STACK_MEMO_WAYS];   /* its stack id */
-    /* Read by the flusher too (stack_named): the first STACK_FIRST distinct stacks the owner
-     * captured (first[i] set once, before nfirst counts it), and the start routine its creator
-     * named the thread by. */
-    uint64_t first[STACK_FIRST];
-    _Atomic int nfirst;
-    void *start;
     /* The walks, read only below a count in the head (used, n): written by a miss, never
      * cleared, so that their untouched pages stay untouched; the scratch walk first, then the
      * ways, so that a thread with a few stacks uses the memo's first page only. */
     struct walk_chain scratch; /* the last miss's walk, as walk_here records it */
     struct stack_way chain[STACK_MEMO_WAYS];
 };
+/* A thread's stack state, in its record (thread.h): a new thread's is zero but for memo and
+ * own (thread.c). Read by the flusher too (stack_named): the first STACK_FIRST distinct stacks
+ * the thread captured (first[i] set once, before nfirst counts it), and the start routine its
+ * creator named it by. memo is NULL or own: own is put to use only when the thread captures a
+ * stack a second time, or more distinct stacks than first[] holds, so a thread that blocks once
+ * or twice and ends, or stays blocked, never touches its memo's memory. */
+struct stack_thread {
+    uint64_t first[STACK_FIRST];
+    _Atomic int nfirst;
+    void *start;
+    struct stack_memo *memo; /* owner only: what its captures pass (NULL: not in use yet) */
+    struct stack_memo *own;  /* the memo given to the record (thread.c), kept across reuse */
+};
+/* Where a capture finds the calling thread's stack state: self returns it, or NULL (a thread
+ * without one). Set once, before any thread captures; unset, captures record no first stacks
+ * and use only the memos passed to them. */
+void stack_set_self(struct stack_thread *(*self)(void));
 /* Empties memo for a new owner: its head only (the walks are read only below its counts). */
 void stack_memo_clear(struct stack_memo *memo);
 /* Capture the caller's stack; 0 when capture is disabled, yields no frame or the table is
- * full. memo (the calling thread's own, or NULL) speeds up repeated stacks. stack_capture is
- * itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a capture):
- * callers must keep the per-thread re-entrancy guard around it. */
+ * full. memo (the calling thread's own: its stack_thread's memo, or NULL) speeds up repeated
+ * stacks; a miss notes the stack in the calling thread's stack_thread (stack_set_self).
+ * stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a
+ * capture): callers must keep the per-thread re-entrancy guard around it. */
 uint64_t stack_capture(struct stack_memo *memo);
 /* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
  * memo is dropped. */
@@ -80,25 +92,25 @@ uint64_t stack_from_pcs(const uintptr_t *pcs, int n);
  * code, or nothing. */
 #define STACK_PC_SYNTH ((uintptr_t)1 << 63)
 #define STACK_PC_MAIN (STACK_PC_SYNTH | 1)
-/* Whether pc is a stack_named late frame (a memo's address, 8-aligned, below 2^47). */
+/* Whether pc is a stack_named late frame (a stack_thread's address, 8-aligned, below 2^47). */
 static inline int stack_pc_late(uintptr_t pc)
 {
     uintptr_t m = pc & ~STACK_PC_SYNTH;
     return (pc & STACK_PC_SYNTH) && m && m < ((uintptr_t)1 << 47) && !(m & 7);
 }
-/* The stack naming a thread created with start routine start whose own stacks go to memo
+/* The stack naming a thread created with start routine start whose own stacks go to st
  * (creator side, before the thread runs): [start, the first frame of the program's own code in
  * the thread's first captured stack] when start is a language runtime's trampoline (libstdc++'s
  * std::thread, libgomp, Rust's std), else just [start]; resolved per generation, so a thread
  * whose first stack comes after its creation's generation was written keeps [start] there. */
-uint64_t stack_named(struct stack_memo *memo, void *start);
+uint64_t stack_named(struct stack_thread *st, void *start);
 /* [main]: the process's main thread; stack_set_main gives main's address (for its line). */
 uint64_t stack_named_main(void);
 void stack_set_main(void *fn);
 void *stack_main(void);
-/* The ids of the first distinct stacks memo's owner captured (flusher): their number (at most
+/* The ids of the first distinct stacks st's thread captured (flusher): their number (at most
  * STACK_FIRST), in *ids. */
-int stack_first(const struct stack_memo *memo, const uint64_t **ids);
+int stack_first(const struct stack_thread *st, const uint64_t **ids);
 int stack_enabled(void);
 int stack_depth(uint64_t id); /* frames of a stack; 0 for id 0 or unknown */
 /* The pcs of stack id (innermost first) in *pcs: their number, 0 for id 0 or unknown. */

@@ -666,11 +666,11 @@ static int main_frame(uintptr_t pc, struct sym_frame *out)
  * (a runtime's own start-up waits come first); else nothing (the start routine names it). */
 static int late_frame(uintptr_t pc, struct sym_frame *out)
 {
-    const struct stack_memo *m = (const struct stack_memo *)(pc & ~STACK_PC_SYNTH);
-    const struct entry *start = entry_of((uintptr_t)m->start + 1);
+    const struct stack_thread *st = (const struct stack_thread *)(pc & ~STACK_PC_SYNTH);
+    const struct entry *start = entry_of((uintptr_t)st->start + 1);
     if (!start || !(start->runtime & (1u << (start->n - 1)))) return 0;
     const uint64_t *ids;
-    for (int s = 0, ns = stack_first(m, &ids); s < ns; s++) {
+    for (int s = 0, ns = stack_first(st, &ids); s < ns; s++) {
         const uintptr_t *pcs;
         for (int i = stack_pcs(ids[s], &pcs) - 1; i >= 0; i--) {
             const struct entry *e = (pcs[i] & STACK_PC_SYNTH) ? NULL : entry_of(pcs[i]);

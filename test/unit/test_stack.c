@@ -35,11 +35,17 @@ static struct got lookup(uint64_t id)
 
 /* The calling thread's memo, or NULL: the tests run with and without one. */
 static __thread struct stack_memo *memo;
+/* The calling thread's stack state (stack_set_self), or NULL: then memo is passed. */
+static __thread struct stack_thread *self_st;
+static struct stack_thread *self_stacks(void)
+{
+    return self_st;
+}
 
 /* The tracer API layer: two nested API functions, as event.c calls into stack.c. */
 GOTRACE_API_FN static uint64_t api_inner(void)
 {
-    uint64_t id = stack_capture(memo);
+    uint64_t id = stack_capture(self_st ? self_st->memo : memo);
     NO_TAIL();
     return id;
 }
@@ -214,6 +220,41 @@ Test(stack, memo_with_more_paths_than_ways)
     for (int i = 0; i < STACK_MEMO_WAYS; i++)
         kept += m.id[i] == hot;
     cr_assert_eq(kept, 1, "the path hit at every other capture is kept, once");
+}
+
+/* A thread's stack state: its first distinct stacks are noted; its memo is put to use, and
+ * written, only from its first repeated stack on, or after more distinct stacks than it notes.
+ * (Stacks stop at the trampoline: the same path from each call site.) */
+Test(stack, memo_in_use_from_a_threads_first_repeat)
+{
+    cr_assert_eq(stack_init(32, 1), 0);
+    static struct stack_memo m, m2, zero;
+    static struct stack_thread st = {.own = &m}, st2 = {.own = &m2};
+    stack_set_self(self_stacks);
+    self_st = &st;
+    uint64_t a = trampoline(user_a), b = trampoline(user_b);
+    cr_assert(st.nfirst == 2 && st.first[0] == a && st.first[1] == b, "the first stacks");
+    cr_assert_null(st.memo, "two distinct stacks: no memo in use");
+    cr_assert_eq(memcmp(&m, &zero, sizeof m), 0, "nor written");
+    cr_assert_eq(trampoline(user_a), a);
+    cr_assert_eq(st.memo, &m, "in use from the first repeat on");
+    cr_assert_eq(st.nfirst, 2, "a repeat is not noted again");
+    cr_assert_eq(trampoline(user_a), a);
+    cr_assert(m.used == 1 && m.clock == 1, "the next capture misses and is kept");
+    cr_assert_eq(trampoline(user_a), a);
+    cr_assert(m.used == 1 && m.clock == 2, "then it hits");
+    self_st = &st2;
+    uint64_t r[STACK_FIRST + 1];
+    for (int k = 0; k <= STACK_FIRST; k++) {
+        cr_assert_null(st2.memo, "%d distinct stacks: no memo in use", k);
+        cold_depth = k;
+        r[k] = trampoline(cold_start);
+    }
+    cr_assert_eq(st2.nfirst, STACK_FIRST);
+    cr_assert_eq(memcmp(st2.first, r, sizeof st2.first), 0, "the first ones noted");
+    cr_assert_eq(st2.memo, &m2, "in use after more distinct stacks than are noted");
+    self_st = NULL;
+    stack_set_self(NULL);
 }
 
 Test(stack, trampoline_cuts)

@@ -137,8 +137,8 @@ Test(symbolize, synthetic_frames, .init = init, .fini = sym_fini)
     cr_assert_eq(f[0].pc, STACK_PC_MAIN);
     stack_set_main(NULL);
 
-    static struct stack_memo memo;
-    uint64_t id = stack_named(&memo, (void *)known_function);
+    static struct stack_thread st;
+    uint64_t id = stack_named(&st, (void *)known_function);
     const uintptr_t *pcs;
     cr_assert_eq(stack_pcs(id, &pcs), 2);
     cr_assert(stack_pc_late(pcs[1]));

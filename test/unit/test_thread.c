@@ -87,13 +87,13 @@ Test(thread, reused_record_reads_as_new)
     struct gt_thread *t = exited_in(1);
     uint64_t g = t->g;
     struct gt_thread *next = t->next;
-    struct stack_memo *memo = t->memo;
+    struct stack_memo *memo = t->stk.own;
     cr_assert_not_null(memo, "a record comes with its memo");
     memset((char *)t, 0xa5, sizeof *t); /* every field dirty, as a long-lived thread leaves it */
     memset((char *)memo, 0xa5, sizeof *memo);
-    t->next = next;  /* but the registry's link, */
-    t->memo = memo;  /* the record's memo, */
-    t->exit_gen = 1; /* and what makes it reapable */
+    t->next = next;                  /* but the registry's link, */
+    t->stk.own = t->stk.memo = memo; /* the record's memo, in use, */
+    t->exit_gen = 1;                 /* and what makes it reapable */
     atomic_store(&t->exited, 1);
     atomic_store(&t->creating, 0);
     thread_reap(1);
@@ -101,14 +101,15 @@ Test(thread, reused_record_reads_as_new)
     thread_reap(3);
     struct gt_thread *b = thread_alloc();
     cr_assert_eq(b, t, "the dirty record is the one reused");
-    cr_assert_eq(b->memo, memo, "with its memo (a stack_named frame may name it)");
+    cr_assert(b->stk.own == memo && b->stk.memo == memo, "with its memo, still in use");
     cr_assert_gt(b->g, g, "a new goroutine id");
     const unsigned char *p = (const unsigned char *)b;
     size_t dirty = 0, kept = 0;
     for (size_t off = 0; off < sizeof *b; off++) {
         if (off >= offsetof(struct gt_thread, g) && off < offsetof(struct gt_thread, g) + 8)
             continue;
-        if (off >= offsetof(struct gt_thread, memo) && off < offsetof(struct gt_thread, memo) + 8)
+        if (off >= offsetof(struct gt_thread, stk.memo) &&
+            off < offsetof(struct gt_thread, stk.own) + 8)
             continue;
         if (skipped(off))
             kept += p[off] == 0xa5;
@@ -133,7 +134,8 @@ Test(thread, reused_record_reads_as_new)
 Test(thread, memos_are_page_aligned_and_apart)
 {
     struct gt_thread *a = thread_alloc(), *b = thread_alloc();
-    uintptr_t ma = (uintptr_t)a->memo, mb = (uintptr_t)b->memo;
+    cr_assert(!a->stk.memo && !b->stk.memo, "not in use before a thread repeats a stack");
+    uintptr_t ma = (uintptr_t)a->stk.own, mb = (uintptr_t)b->stk.own;
     cr_assert(ma % 4096 == 0 && mb % 4096 == 0, "page-aligned");
     cr_assert(ma != mb && (ma > mb ? ma - mb : mb - ma) >= sizeof(struct stack_memo),
               "one memo each");
