@@ -22,10 +22,12 @@
 
 #include "dwlazy.h" /* after the elfutils headers: their functions through dlopen */
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #define MAX_INLINE 16 /* frames kept per pc */
@@ -371,11 +373,12 @@ static int runtime_file(const char *file)
 static int own_module(Dwfl_Module *mod)
 {
     Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
-    const char *name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
-    const char *slash = name ? strrchr(name, '/') : NULL;
-    /* the library itself, not a program linking the core archive (the unit tests) */
-    return name && here >= start && here < end &&
-           strncmp(slash ? slash + 1 : name, "libgotrace", 10) == 0;
+    Dl_info lib, prog;
+    /* the library itself (whatever its file's name), not a program linking the core archive
+     * (the unit tests): the module holding this code is not the one holding the entry point */
+    return dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) && here >= start &&
+           here < end && dladdr((void *)&sym_init, &lib) &&
+           dladdr((void *)getauxval(AT_ENTRY), &prog) && lib.dli_fbase != prog.dli_fbase;
 }
 
 /* A unit's functions by address: every subprogram with code, wherever it is nested (GCC's

@@ -7,6 +7,9 @@
 # Rust closure, the OpenMP outlined function), never by a runtime's trampoline (libstdc++'s,
 # libgomp's, Rust std's thread_start) nor module+offset; the main thread "main"; no mangled
 # name; no tracer frame (its sources, tr_* helpers); a valid trace and the untraced output.
+# The same for the C program traced by a copy of the library under another file name, with a
+# fresh symbol cache (the tracer knew its own frames by the name "libgotrace"; a renamed copy
+# showed, and cached under the library's build ID, 10 frames of the tracer's sources).
 
 src_line() { grep -n -- "$2" "$GT_PROGS/$1" | head -n1 | cut -d: -f1; }
 
@@ -88,3 +91,12 @@ else
     skip_part "clang: not built"
 fi
 assert_ge "$ran" 1 "programs built"
+if [ "$GT_PRELOAD" = "$GT_LIB" ] && [ -x "$CASE_DIR/c-clang" ]; then
+    mkdir -p "$CASE_DIR/renamed"
+    cp "$GT_LIB" "$CASE_DIR/renamed/tracer-copy.so"
+    GT_PRELOAD=$CASE_DIR/renamed/tracer-copy.so
+    export GOTRACE_SYMCACHE=$CASE_DIR/renamed/symcache
+    traced_names c-renamed "$CASE_DIR/c-clang" names_c.c "names_c: the" sleeper
+    unset GOTRACE_SYMCACHE
+    GT_PRELOAD=$GT_LIB
+fi
