@@ -1,6 +1,7 @@
 /* waitq.c: waiters keyed by address. See waitq.h for the invariants. A node's key is written
- * by its thread before it queues, cleared by whoever dequeues it, and read without the lock only
- * to find the bucket, then checked again under the lock. Under the lock, the bucket's threads
+ * by its thread before it queues, changed by a requeue under the lock (never NULL in between),
+ * cleared by whoever dequeues it, and read without the lock only to find the bucket, then
+ * checked again under the lock. Under the lock, the bucket's threads
  * are its solo waiter (the word's) and then its list, oldest first (each_locked). */
 #include "waitq.h"
 
@@ -133,8 +134,6 @@ static void add_locked(struct waitq_bucket *b, void *key, struct gt_wait *w)
     word_locked(b, solo);
 }
 
-/* The fast path: the solo waiter of an empty, unlocked bucket by one CAS (release: a locker
- * that finds it sees its key and number). */
 /* waitq_add's path when the bucket is not empty (or locked): under the lock. */
 static __attribute__((noinline)) void add_slow(struct waitq_bucket *b, void *key, struct gt_wait *w)
 {
@@ -143,6 +142,8 @@ static __attribute__((noinline)) void add_slow(struct waitq_bucket *b, void *key
     bucket_unlock(b);
 }
 
+/* The fast path: the solo waiter of an empty, unlocked bucket by one CAS (release: a locker
+ * that finds it sees its key and number). */
 void waitq_add(void *key, struct gt_thread *t)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
