@@ -203,18 +203,27 @@ stack_line=$("$B/bench_stack" 2>&1 | tr '\n' ';' | sed 's/  */ /g; s/;$//' || tr
 
 # ---- the blocking path alone: spin hand-offs (bench/events), and instructions per wait ----
 events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
-# Instructions the tracer executes per condvar wait (the hooks' cost less the real calls'):
-# callgrind counts them exactly, whatever the load, so this figure compares across runs.
-insn_line="valgrind not installed"
-if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
-  cg="$B/out/callgrind.out"
+# Instructions the tracer executes per condvar wait and per contended lock (the hooks' cost less
+# the real calls'): callgrind counts them exactly, whatever the load, so these compare across runs.
+# insns WORKLOAD N ROUNDS FUNCS: the inclusive instructions of the hooks named FUNCS (sync.c) less
+# those of the real functions of the same names, per round (WORKLOAD N makes ROUNDS of them).
+insns() {
+  local cg="$B/out/callgrind.$1.out"
   rm -f "$cg"
   GOTRACE_OUT="$B/out/callgrind.trace" LD_PRELOAD="$LIB" valgrind --tool=callgrind \
-    --callgrind-out-file="$cg" "$B/condvar" 5000 >/dev/null 2>&1 || true
-  insn_line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | awk '
-    /hooks\/sync.c:pthread_cond_(wait|signal) \[/ { gsub(",", "", $1); hooks += $1 }
-    /(pthread_cond_wait|pthread_cond_signal)@@GLIBC_2.3.2 \[/ { gsub(",", "", $1); real += $1 }
-    END { if (hooks) printf "%.0f instructions per wait (4 events, 2 stack captures)", (hooks - real) / 10000; else print "not measured" }')
+    --callgrind-out-file="$cg" "$B/$1" "$2" >/dev/null 2>&1 || true
+  callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | awk -v fn="$4" -v n="$3" '
+    $0 ~ "hooks/sync.c:(" fn ") \\[" { gsub(",", "", $1); hooks += $1 }
+    $0 ~ "(" fn ")@@GLIBC_[0-9.]+ \\[" { gsub(",", "", $1); real += $1 }
+    END { if (hooks) printf "%.0f", (hooks - real) / n; else print "not measured" }'
+}
+insn_line="valgrind not installed"
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  # condvar 5000: 10,000 waits; handoff 5000: 5,000 contended locks (bench/workloads/handoff.c)
+  insn_line="$(insns condvar 5000 10000 'pthread_cond_wait|pthread_cond_signal') per wait (4 events,"
+  insn_line+=" 2 stack captures); $(insns handoff 5000 5000 'pthread_mutex_lock|pthread_mutex_unlock')"
+  insn_line+=" per contended lock (handoff: a wait and its release record; under callgrind the"
+  insn_line+=" waiter resumes before its releaser's wake)"
 fi
 
 # ---- the report ----
@@ -293,7 +302,7 @@ report() {
   echo "- Stack capture micro-benchmark (bench/stack, depth ~10): ${stack_line:-not run}."
   echo "- The blocking path alone (bench/events: the condvar hooks' tracer calls around spin"
   echo "  hand-offs between two threads, no futex): ${events_line:-not run}."
-  echo "- Tracer instructions per condvar wait (callgrind, exact): ${insn_line}."
+  echo "- Tracer instructions per condvar wait and per contended lock (callgrind, exact): ${insn_line}."
   echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
   echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
 }

@@ -1,41 +1,90 @@
 /* waitq.c: waiters keyed by address. See waitq.h for the invariants. A node's key is written
- * under its bucket's lock (set by waitq_add, cleared by whoever dequeues it) and read without
- * it only to find the bucket, then checked again under the lock. */
+ * by its thread before it queues, changed by a requeue under the lock (never NULL in between),
+ * cleared by whoever dequeues it, and read without the lock only to find the bucket, then
+ * checked again under the lock. Under the lock, the bucket's threads
+ * are its solo waiter (the word's) and then its list, oldest first (each_locked). */
 #include "waitq.h"
 
+#include "hang.h"
 #include "invariant.h"
 #include "stack.h"
 #include "tracer.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 
 struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
 
-/* A bucket lock is held with the thread marked inside the tracer, so a signal handler that
- * interrupts it and calls a hooked function passes straight through instead of spinning on a
- * lock its own thread holds. */
-static void bucket_lock(struct waitq_bucket *b)
+_Static_assert(_Alignof(struct gt_wait) > WAITQ_BITS, "the word's bits are a node's low bits");
+
+static __attribute__((noinline)) void lock_slow(struct waitq_bucket *b)
 {
-    if (gt_self) gt_self->depth++;
-    spin_lock(&b->lock);
+    for (unsigned spins = 0;; spins++) {
+        uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+        if (!(w & WAITQ_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&b->word, &w, w | WAITQ_LOCKED,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return;
+        if (spins > 64) sched_yield();
+    }
 }
 
-static void bucket_unlock(struct waitq_bucket *b)
+/* A bucket lock is held with the thread marked inside the tracer, so a signal handler that
+ * interrupts it and calls a hooked function passes straight through instead of spinning on a
+ * lock its own thread holds. The word keeps its solo pointer while locked. */
+static inline __attribute__((always_inline)) void bucket_lock(struct waitq_bucket *b)
 {
-    spin_unlock(&b->lock);
-    if (gt_self) gt_self->depth--;
+    struct gt_thread *me = gt_self;
+    if (me) me->depth++;
+    uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+    if (__builtin_expect(w & WAITQ_LOCKED, 0) ||
+        !atomic_compare_exchange_strong_explicit(&b->word, &w, w | WAITQ_LOCKED,
+                                                 memory_order_acquire, memory_order_relaxed))
+        lock_slow(b);
 }
+
+static inline __attribute__((always_inline)) void bucket_unlock(struct waitq_bucket *b)
+{
+    uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+    atomic_store_explicit(&b->word, w & ~(uintptr_t)WAITQ_LOCKED, memory_order_release);
+    struct gt_thread *me = gt_self;
+    if (me) me->depth--;
+}
+
+/* The solo waiter of b, whose lock the caller holds. */
+static struct gt_wait *solo_locked(struct waitq_bucket *b)
+{
+    return waitq_solo(atomic_load_explicit(&b->word, memory_order_relaxed));
+}
+
+/* Sets b's word (locked) to solo and the list's state. */
+static void word_locked(struct waitq_bucket *b, struct gt_wait *solo)
+{
+    uintptr_t w = (uintptr_t)solo | WAITQ_LOCKED | (b->head ? WAITQ_LISTED : 0);
+    atomic_store_explicit(&b->word, w, memory_order_relaxed);
+}
+
+/* The thread after w in b's order (the solo waiter, then the list); the caller holds b's lock.
+ * Whether w is the solo waiter is asked now: a solo waiter moved into the list goes on there. */
+static struct gt_wait *next_locked(struct waitq_bucket *b, struct gt_wait *w)
+{
+    return w == solo_locked(b) ? b->head : w->next;
+}
+
+/* Every queued thread of b, oldest first; the body may dequeue w (its next is read before). */
+#define each_locked(b, w)                                                                          \
+    for (struct gt_wait *w = solo_locked(b) ? solo_locked(b) : (b)->head, *next_;                  \
+         w && (next_ = next_locked((b), w), 1); w = next_)
 
 static struct gt_thread *thread_of(struct gt_wait *w)
 {
     return (struct gt_thread *)((char *)w - offsetof(struct gt_thread, wait));
 }
 
-/* count, sole and adds change only under the bucket's lock (plain read-modify-writes, no
- * locked instruction); they are atomics for the lock-free hint readers. sole is the key of
- * the first thread queued in an empty bucket, WAITQ_MIXED once another key joins, until the
- * bucket empties; adds counts waitq_add calls (wrapping). */
+/* count and sole change only under the bucket's lock (plain read-modify-writes, no locked
+ * instruction); they are atomics for the lock-free hint readers. sole is the key of the first
+ * thread listed in an empty list, WAITQ_MIXED once another key joins, until the list empties. */
 static void count_add(struct waitq_bucket *b, int d, void *key)
 {
     int n = atomic_load_explicit(&b->count, memory_order_relaxed);
@@ -55,15 +104,26 @@ static void *key_of(struct gt_wait *w)
     return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
 }
 
-/* Queues t on key; the caller holds b's lock, b is key's bucket. */
-static void add_locked(struct waitq_bucket *b, void *key, struct gt_thread *t)
+/* Numbers w as the bucket's newest add (an atomic add: the solo CAS is made without the lock).
+ * A node is numbered before it is queued: its wait began before, so a snapshot of adds that
+ * counts it was taken after the wait began (waitq.h, a releaser's wake). */
+static void number(struct waitq_bucket *b, struct gt_wait *w)
 {
-    struct gt_wait *w = &t->wait;
-    GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */
+    w->added = atomic_fetch_add_explicit(&b->adds, 1, memory_order_relaxed) + 1;
+}
+
+/* Queues numbered node w on key; the caller holds b's lock, b is key's bucket. The solo waiter
+ * when the bucket is empty, else the list's last. */
+static void add_locked(struct waitq_bucket *b, void *key, struct gt_wait *w)
+{
+    struct gt_wait *solo = solo_locked(b);
     w->next = NULL;
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
-    w->added = atomic_load_explicit(&b->adds, memory_order_relaxed) + 1;
-    atomic_store_explicit(&b->adds, w->added, memory_order_relaxed);
+    if (!solo && !b->head) {
+        w->prev = NULL;
+        word_locked(b, w);
+        return;
+    }
     w->prev = b->tail;
     if (b->tail)
         b->tail->next = w;
@@ -71,29 +131,83 @@ static void add_locked(struct waitq_bucket *b, void *key, struct gt_thread *t)
         b->head = w;
     b->tail = w;
     count_add(b, 1, key);
+    word_locked(b, solo);
 }
 
-void waitq_add(void *key, struct gt_thread *t)
+/* waitq_add's path when the bucket is not empty (or locked): under the lock. */
+static __attribute__((noinline)) void add_slow(struct waitq_bucket *b, void *key, struct gt_wait *w)
 {
-    struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
-    add_locked(b, key, t);
+    add_locked(b, key, w);
     bucket_unlock(b);
 }
 
-/* Unlinks w; the caller holds b's lock and w is queued in b. */
+/* The fast path: the solo waiter of an empty, unlocked bucket by one CAS (release: a locker
+ * that finds it sees its key and number). */
+void waitq_add(void *key, struct gt_thread *t)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    struct gt_wait *w = &t->wait;
+    GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */
+    number(b, w);
+    w->next = w->prev = NULL;
+    __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
+    uintptr_t empty = 0;
+    if (atomic_compare_exchange_strong_explicit(&b->word, &empty, (uintptr_t)w,
+                                                memory_order_release, memory_order_relaxed))
+        return;
+    __atomic_store_n(&w->key, NULL, __ATOMIC_RELAXED); /* not queued: queued under the lock */
+    add_slow(b, key, w);
+}
+
+/* Takes w out of b's solo waiter or list, its key left as it is (a requeue moves it); the caller
+ * holds b's lock and w is queued in b. */
+static void detach_locked(struct waitq_bucket *b, struct gt_wait *w)
+{
+    struct gt_wait *solo = solo_locked(b);
+    if (w == solo) {
+        solo = NULL;
+    } else {
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            b->head = w->next;
+        if (w->next)
+            w->next->prev = w->prev;
+        else
+            b->tail = w->prev;
+        count_add(b, -1, key_of(w));
+    }
+    word_locked(b, solo);
+}
+
+/* Dequeues w; the caller holds b's lock and w is queued in b. */
 static void unlink_locked(struct waitq_bucket *b, struct gt_wait *w)
 {
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        b->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        b->tail = w->prev;
-    count_add(b, -1, key_of(w));
+    detach_locked(b, w);
     __atomic_store_n(&w->key, NULL, __ATOMIC_RELEASE); /* pairs with waitq_remove's acquire */
+}
+
+/* waitq_remove's path for a node queued on key when its thread looked: the solo waiter leaves
+ * an unlocked bucket by one CAS; else under the lock, once the node is seen on key there (a
+ * requeue may have moved it to another key meanwhile: then its new one; never NULL in between). */
+static __attribute__((noinline)) void remove_queued(struct gt_wait *w, void *key)
+{
+    while (key) {
+        struct waitq_bucket *b = waitq_bucket_of(key);
+        uintptr_t word = atomic_load_explicit(&b->word, memory_order_relaxed);
+        if (waitq_solo(word) == w && !(word & WAITQ_LOCKED) &&
+            atomic_compare_exchange_strong_explicit(&b->word, &word, word & WAITQ_LISTED,
+                                                    memory_order_acquire, memory_order_relaxed)) {
+            __atomic_store_n(&w->key, NULL, __ATOMIC_RELAXED);
+            return;
+        }
+        bucket_lock(b);
+        void *now = key_of(w);
+        if (now == key) unlink_locked(b, w);
+        bucket_unlock(b);
+        key = now == key ? NULL : now;
+    }
 }
 
 void waitq_remove(struct gt_thread *t)
@@ -102,18 +216,13 @@ void waitq_remove(struct gt_thread *t)
     /* Acquire: when a waker dequeued it, the waker's accesses to the node (under a bucket lock
      * this thread may not take) happen before the node's next use. */
     void *key = __atomic_load_n(&w->key, __ATOMIC_ACQUIRE);
-    if (!key) return; /* a waker dequeued it */
-    struct waitq_bucket *b = waitq_bucket_of(key);
-    bucket_lock(b);
-    if (key_of(w)) unlink_locked(b, w);
-    bucket_unlock(b);
+    if (key) remove_queued(w, key); /* else a waker dequeued it */
 }
 
 static int count_locked(struct waitq_bucket *b, void *key)
 {
     int n = 0;
-    for (struct gt_wait *w = b->head; w; w = w->next)
-        n += key_of(w) == key;
+    each_locked(b, w) n += key_of(w) == key;
     return n;
 }
 
@@ -126,12 +235,14 @@ int waitq_count(void *key)
     return n;
 }
 
+/* Wakes up to max threads queued on key, oldest first; the caller holds b's lock. */
 static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk,
                        int max)
 {
     int woken = 0;
-    for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
-        next = w->next;
+    each_locked(b, w)
+    {
+        if (woken == max) break;
         if (key_of(w) == key && tr_wake(self, thread_of(w), stk)) {
             unlink_locked(b, w);
             woken++;
@@ -139,7 +250,6 @@ static int wake_locked(struct waitq_bucket *b, void *key, struct gt_thread *self
     }
     return woken;
 }
-
 int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
@@ -149,11 +259,28 @@ int waitq_wake(void *key, struct gt_thread *self, uint64_t stk, int max)
     return woken;
 }
 
+/* waitq_wake_if's look at a bucket whose only thread is its solo waiter (the ping-pong's), b
+ * locked. */
+static int wake_solo_locked(struct waitq_bucket *b, void *key, struct gt_thread *self, uint64_t stk,
+                            int n)
+{
+    struct gt_wait *solo = solo_locked(b);
+    if (!solo || key_of(solo) != key || (n != 1 && n != INT_MAX) ||
+        !tr_wake(self, thread_of(solo), stk))
+        return 0;
+    unlink_locked(b, solo);
+    return 1;
+}
+
 int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
-    int woken = n == INT_MAX || count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
+    int woken;
+    if (!b->head)
+        woken = wake_solo_locked(b, key, self, stk, n);
+    else
+        woken = n == INT_MAX || count_locked(b, key) == n ? wake_locked(b, key, self, stk, n) : 0;
     bucket_unlock(b);
     return woken;
 }
@@ -163,8 +290,9 @@ int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned 
     struct waitq_bucket *b = waitq_bucket_of(key);
     int woken = 0;
     bucket_lock(b);
-    for (struct gt_wait *w = b->head, *next; w && woken < max; w = next) {
-        next = w->next;
+    each_locked(b, w)
+    {
+        if (woken == max) break;
         if (key_of(w) == key && (int)(w->added - adds) <= 0 && tr_wake(self, thread_of(w), stk)) {
             unlink_locked(b, w);
             woken++;
@@ -181,11 +309,13 @@ int waitq_requeue(void *key, void *key2, unsigned adds, int max)
     int moved = 0;
     bucket_lock(first);
     if (second != first) bucket_lock(second);
-    for (struct gt_wait *w = b->head, *next; w && moved < max; w = next) {
-        next = w->next;
+    each_locked(b, w)
+    {
+        if (moved == max) break;
         if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the requeue */
-            unlink_locked(b, w);
-            add_locked(b2, key2, thread_of(w));
+            detach_locked(b, w); /* its key never NULL: its thread must not think it woken */
+            number(b2, w);
+            add_locked(b2, key2, w);
             moved++;
         }
     }
@@ -200,11 +330,11 @@ int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigne
     struct gt_wait *sole = NULL;
     int woken = 0, n = 0;
     bucket_lock(b);
-    for (struct gt_wait *w = b->head; w; w = w->next)
-        if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the release */
-            sole = w;
-            n++;
-        }
+    each_locked(b, w) if (key_of(w) == key && (int)(w->added - adds) <= 0)
+    { /* queued before the release */
+        sole = w;
+        n++;
+    }
     if (n == 1 && tr_wake(self, thread_of(sole), stk)) {
         unlink_locked(b, sole);
         woken = 1;
@@ -221,7 +351,7 @@ void waitq_fork_child(void)
         atomic_store(&waitq_buckets[i].sole, NULL);
         atomic_store(&waitq_buckets[i].ended, NULL);
         atomic_store(&waitq_buckets[i].ended_tid, 0);
-        spin_unlock(&waitq_buckets[i].lock);
+        atomic_store(&waitq_buckets[i].word, 0); /* unlocked, empty */
     }
 }
 
@@ -256,7 +386,10 @@ GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_
     /* holder < 0: not started, so not ended either; 0: its record has ended (or it is untraced) */
     int traced =
         (holder < 0 || !ended(b, key, holder)) && tr_block_on(self, GT_R_JOIN, key, holder);
-    if (traced) add_locked(b, key, self);
+    if (traced) {
+        number(b, &self->wait);
+        add_locked(b, key, &self->wait);
+    }
     bucket_unlock(b);
     return traced;
 }
@@ -273,13 +406,16 @@ void waitq_thread_created(pthread_t th, struct gt_thread *child)
     bucket_unlock(b);
 }
 
+/* The holder of the waits on key becomes unknown: only the hang check reads it (the bucket is
+ * not locked when it is off). */
 GOTRACE_API_FN void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
-    bucket_lock(b);
-    for (struct gt_wait *w = b->head; w; w = w->next)
-        if (key_of(w) == key)
+    if (hang_on()) {
+        bucket_lock(b);
+        each_locked(b, w) if (key_of(w) == key)
             atomic_store_explicit(&thread_of(w)->wait_holder, 0, memory_order_relaxed);
-    bucket_unlock(b);
+        bucket_unlock(b);
+    }
     tr_released_at(self, key, stk ? stk : tr_stack(), ts);
 }

@@ -15,10 +15,20 @@
  * bucket's count of adds before the release, and wakes the key's sole waiter queued by then
  * (each node keeps the number of its add), so a wake never reaches a wait that began after the
  * release, even when the waiter left and queued again meanwhile.
+ * A bucket is one word and a list. The word holds the lock bit, a bit saying the list is not
+ * empty, and the bucket's solo waiter: a thread queued when the bucket was empty, older than
+ * every thread of the list, never in it. Without the lock, a waiter queues itself as the solo
+ * one by one CAS of an all-zero word, and the solo waiter removes itself by one CAS of the word
+ * while it is unlocked; everything else takes the lock (a CAS setting the bit, which keeps the
+ * solo pointer) and changes the word only with the lock bit set, so neither CAS can succeed
+ * meanwhile: a waker that finds the solo waiter holds it queued, as any queued thread, until it
+ * unlocks. So a wait of the ping-pong kind (one waiter on an empty bucket, one waker) costs one
+ * CAS to queue, one lock round to wake and dequeue, and nothing to leave.
  * Bucket locks are spinlocks held for a few hundred ns (a join's for its stack capture too);
  * nothing else is locked inside them but the buffer pool, and a requeue's second bucket (two
- * buckets are locked in address order). The bucket's count, sole key and adds
- * are lock-free hints for fast paths. */
+ * buckets are locked in address order). The bucket's word, count, sole key and adds are
+ * lock-free hints for fast paths; adds is counted with an atomic add (the solo CAS is made
+ * without the lock). */
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
 #include "thread.h"
@@ -28,10 +38,13 @@ void waitq_remove(struct gt_thread *t);
 /* The buckets (waitq.c), here so that the lock-free hint below inlines into the hooks' fast
  * paths: one multiply and one load. */
 #define WAITQ_NBUCKETS 1024
+#define WAITQ_LOCKED 1u /* the word's lock bit */
+#define WAITQ_LISTED 2u /* the word's bit: the list is not empty */
+#define WAITQ_BITS 3u
 struct waitq_bucket {
-    gt_spinlock lock;
-    atomic_int count;          /* threads queued in this bucket, whatever their key */
-    void *_Atomic sole;        /* the key of every queued thread; WAITQ_MIXED when keys differ */
+    _Atomic uintptr_t word;    /* the solo waiter's node | WAITQ_LISTED | WAITQ_LOCKED */
+    atomic_int count;          /* threads in the list (the solo one is not) */
+    void *_Atomic sole;        /* the key of every listed thread; WAITQ_MIXED when keys differ */
     atomic_uint adds;          /* threads queued in this bucket so far (wraps) */
     void *_Atomic ended;       /* the last handle here whose thread's exit woke its joiners */
     _Atomic int64_t ended_tid; /* and that thread's TID */
@@ -43,16 +56,29 @@ static inline struct waitq_bucket *waitq_bucket_of(void *key)
     uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
     return &waitq_buckets[h >> 54];
 }
+/* The solo waiter of a bucket's word (NULL: none). */
+static inline struct gt_wait *waitq_solo(uintptr_t word)
+{
+    return (struct gt_wait *)(word & ~(uintptr_t)WAITQ_BITS);
+}
 /* Threads queued in key's bucket, whatever their key (a hint: no lock). */
 static inline int waitq_bucket_count(void *key)
 {
-    return atomic_load_explicit(&waitq_bucket_of(key)->count, memory_order_relaxed);
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+    int listed = w & WAITQ_LISTED ? atomic_load_explicit(&b->count, memory_order_relaxed) : 0;
+    return (waitq_solo(w) != NULL) + listed;
 }
 /* Whether every thread queued in key's bucket waits on key (a hint: no lock). */
 #define WAITQ_MIXED ((void *)1)
 static inline int waitq_bucket_only(void *key)
 {
-    return atomic_load_explicit(&waitq_bucket_of(key)->sole, memory_order_relaxed) == key;
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+    struct gt_wait *solo = waitq_solo(w);
+    if (solo && __atomic_load_n(&solo->key, __ATOMIC_RELAXED) != key) return 0;
+    return w & WAITQ_LISTED ? atomic_load_explicit(&b->sole, memory_order_relaxed) == key
+                            : solo != NULL;
 }
 /* The number of threads ever queued in key's bucket (a hint: no lock). */
 static inline unsigned waitq_adds(void *key)
@@ -61,7 +87,8 @@ static inline unsigned waitq_adds(void *key)
 }
 static inline int waitq_has_waiters(void *key)
 {
-    return waitq_bucket_count(key) != 0;
+    uintptr_t w = atomic_load_explicit(&waitq_bucket_of(key)->word, memory_order_relaxed);
+    return (w & ~(uintptr_t)WAITQ_LOCKED) != 0;
 }
 /* Number of threads queued on key. */
 int waitq_count(void *key);
@@ -81,8 +108,7 @@ int waitq_requeue(void *key, void *key2, unsigned adds, int max);
 /* Whether threads are queued on key (lock-free when key is its bucket's only key). */
 static inline int waitq_queued(void *key)
 {
-    int n = waitq_bucket_count(key);
-    return n && (waitq_bucket_only(key) || waitq_count(key));
+    return waitq_has_waiters(key) && (waitq_bucket_only(key) || waitq_count(key));
 }
 /* self released key (a lock it held) at time ts (gt_now, read just before the release: the
  * releaser may lose its CPU after it) while threads were queued on it (waitq_queued, asked

@@ -1,5 +1,6 @@
 /* spinlock.h: a tiny test-and-test-and-set lock for the tracer's rare internal critical
- * sections (the buffer pool, the registry, wait-queue buckets, the flush).
+ * sections (the buffer pool, the registry, the flush; wait-queue buckets have their own, a bit
+ * of their word: waitq.h).
  * Invariants: never held across a blocking call; not a pthread mutex, so it never re-enters the
  * tracer's own hooks; taken by the flusher and by application threads, never by a signal handler
  * that may interrupt its holder (the holder is inside the tracer then: depth or gt_internal). */

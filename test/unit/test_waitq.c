@@ -1,7 +1,9 @@
 /* test_waitq.c: the wait table's lock-free hints (count, sole key, adds) and the releaser's
  * wake after its release (waitq_wake_released): it wakes the sole waiter queued before the
  * snapshot of adds taken before the release, never one that queued after it; a requeue
- * (waitq_requeue) moves earlier waiters to the second key. */
+ * (waitq_requeue) moves earlier waiters to the second key; the solo waiter's CAS paths (add to
+ * an empty bucket, remove from an unlocked one) racing with locked adds, removes, counts and
+ * requeues lose no thread and corrupt no list. */
 #include "tracer.h"
 #include "tracing.h"
 #include "waitq.h"
@@ -104,6 +106,87 @@ Test(waitq, requeue_moves_earlier_waiters)
     for (size_t i = 1; waitq_bucket_of(c) == waitq_bucket_of(a); i++)
         c = &keys[i];
     requeue_case(a, c);
+}
+
+/* ---- races: solo CAS paths against the lock ---- */
+
+#define RACERS 3
+#define ROUNDS 100000
+#define CHECK_EVERY 64
+
+static struct gt_thread racer_rec[RACERS];
+static void *race_keys[2];
+static atomic_int arrived, released_round;
+
+/* All racers queued at once, then the main thread counts them (no racer moves meanwhile). */
+static void meet(int round)
+{
+    atomic_fetch_add(&arrived, 1);
+    while (atomic_load(&released_round) < round)
+        sched_yield();
+}
+
+static void *racer(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    struct gt_thread *t = &racer_rec[me];
+    for (int i = 1; i <= ROUNDS; i++) {
+        void *key = race_keys[(i + me) & 1];
+        waitq_add(key, t);
+        if (me == 0) /* the others may be solo or listed: moves them between the keys */
+            waitq_requeue(race_keys[i & 1], race_keys[!(i & 1)], waitq_adds(race_keys[0]), 1);
+        else if (me == 1)
+            (void)waitq_count(key);
+        if (i % CHECK_EVERY == 0) meet(i / CHECK_EVERY);
+        waitq_remove(t);
+        cr_assert_null(__atomic_load_n(&t->wait.key, __ATOMIC_RELAXED), "dequeued");
+    }
+    return NULL;
+}
+
+/* The racers on keys a and b (one bucket or two), checked at rest every CHECK_EVERY rounds. */
+static void race(void *a, void *b)
+{
+    race_keys[0] = a;
+    race_keys[1] = b;
+    pthread_t th[RACERS];
+    for (int i = 0; i < RACERS; i++)
+        pthread_create(&th[i], NULL, racer, (void *)(intptr_t)i);
+    struct waitq_bucket *ba = waitq_bucket_of(a), *bb = waitq_bucket_of(b);
+    for (int round = 1; round <= ROUNDS / CHECK_EVERY; round++) {
+        while (atomic_load(&arrived) < RACERS * round)
+            sched_yield();
+        int n = waitq_count(a) + waitq_count(b);
+        cr_assert_eq(n, RACERS, "round %d: %d threads queued of %d", round, n, RACERS);
+        int hint = waitq_bucket_count(a) + (ba == bb ? 0 : waitq_bucket_count(b));
+        cr_assert_eq(hint, RACERS, "the hint agrees at rest: word %lx count %d",
+                     (unsigned long)atomic_load(&ba->word), atomic_load(&ba->count));
+        atomic_store(&released_round, round);
+    }
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(th[i], NULL);
+    for (struct waitq_bucket *x = ba;; x = bb) {
+        cr_assert_eq(atomic_load(&x->word), 0, "unlocked and empty");
+        cr_assert_null(x->head);
+        cr_assert_eq(atomic_load(&x->count), 0);
+        if (x == bb) break;
+    }
+}
+
+Test(waitq, solo_cas_races_with_the_lock)
+{
+    void *a, *b;
+    colliding(&a, &b);
+    race(a, b);
+}
+
+/* A requeue to another bucket meanwhile: a thread that leaves follows its node there. */
+Test(waitq, solo_cas_races_across_buckets)
+{
+    void *a = &keys[0], *c = &keys[1];
+    for (size_t i = 2; waitq_bucket_of(c) == waitq_bucket_of(a); i++)
+        c = &keys[i];
+    race(a, c);
 }
 
 /* ---- with the tracer: a real waiter is woken by the releaser ---- */
