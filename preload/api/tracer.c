@@ -264,6 +264,7 @@ void tr_create_done(struct gt_thread *child, pthread_t handle)
 {
     pthread_t unset = 0; /* or the child stored it itself (the same value) */
     atomic_compare_exchange_strong(&child->handle, &unset, handle);
+    thread_hint(child, handle);
     atomic_store_explicit(&child->creating, 0, memory_order_release);
 }
 

@@ -181,12 +181,36 @@ void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx)
     spin_unlock(&reg_lock);
 }
 
+/* The record last found or created for a handle hashing to each slot: a hint that saves the
+ * registry's walk (ended threads stay in it until reaped), checked like any record. Records are
+ * never freed, so a stale hint is only a record that no longer matches. */
+#define HINTS 256
+static struct gt_thread *_Atomic hints[HINTS];
+
+static _Atomic(struct gt_thread *) *hint_of(pthread_t th)
+{
+    return &hints[((uint64_t)th * 0x9e3779b97f4a7c15ull) >> 56];
+}
+
+static int is_live(struct gt_thread *t, pthread_t th)
+{
+    return t && atomic_load(&t->handle) == th && !atomic_load(&t->exited);
+}
+
+void thread_hint(struct gt_thread *t, pthread_t th)
+{
+    atomic_store_explicit(hint_of(th), t, memory_order_relaxed);
+}
+
 struct gt_thread *thread_find(pthread_t th)
 {
-    struct gt_thread *t;
     spin_lock(&reg_lock);
-    for (t = reg_head; t; t = t->next)
-        if (atomic_load(&t->handle) == th && !atomic_load(&t->exited)) break;
+    struct gt_thread *t = atomic_load_explicit(hint_of(th), memory_order_relaxed);
+    if (!is_live(t, th)) {
+        for (t = reg_head; t && !is_live(t, th); t = t->next)
+            ;
+        if (t) thread_hint(t, th);
+    }
     spin_unlock(&reg_lock);
     return t;
 }
@@ -241,6 +265,8 @@ void thread_fork_child(void)
 {
     reg_head = reg_tail = NULL;
     limbo[0] = limbo[1] = reusable = NULL;
+    for (int i = 0; i < HINTS; i++) /* they name the parent's records */
+        atomic_store_explicit(&hints[i], NULL, memory_order_relaxed);
     fresh_left = 0;
     proc_free = NULL;
     fresh_p_left = 0;

@@ -155,6 +155,9 @@ void thread_requeue(struct gt_thread *t);
 void thread_foreach(void (*fn)(struct gt_thread *t, void *ctx), void *ctx);
 /* The registered, not exited thread whose pthread_t is th, or NULL. */
 struct gt_thread *thread_find(pthread_t th);
+/* t is the record of the thread th (its creator knows it first): thread_find(th) finds it
+ * without walking the registry. */
+void thread_hint(struct gt_thread *t, pthread_t th);
 /* Flusher only: unlinks threads that exited in a generation <= gen, unless their creator is
  * still creating them, and frees them. */
 void thread_reap(uint64_t gen);

@@ -2,8 +2,8 @@
  * by another thread) while its creator may still write it, whatever the generations; requeue
  * moves a record to the end of the write order; a reused record reads as a new one (every field
  * zero but the arrays read only below a zeroed count); the creator's tr_create_done publishes the
- * handle and releases the record. Each Test runs in its own process (Criterion), so each
- * starts with an empty registry. */
+ * handle and releases the record; thread_find goes by a hint but never returns a stale record.
+ * Each Test runs in its own process (Criterion), so each starts with an empty registry. */
 #include "tracer.h"
 #include "tracing.h"
 
@@ -188,4 +188,23 @@ Test(thread, create_done_publishes_the_handle_and_releases)
     cr_assert_not(atomic_load(&failed->creating), "a failed creation releases its record");
     tr_shutdown();
     unlink(path);
+}
+
+/* thread_find goes by the hint its creator left, and never returns a record the hint names that
+ * no longer is the live thread of that handle. */
+Test(thread, find_by_hint_never_a_stale_record)
+{
+    pthread_t h = (pthread_t)0x7f0012345000;
+    struct gt_thread *a = thread_alloc(), *b = thread_alloc();
+    thread_register(a);
+    thread_register(b);
+    atomic_store(&a->handle, h);
+    thread_hint(a, h);
+    cr_assert_eq(thread_find(h), a);
+    atomic_store(&a->exited, 1); /* a ended; b is a new thread with the reused handle */
+    cr_assert_null(thread_find(h), "an ended thread is not found, hint or not");
+    atomic_store(&b->handle, h);
+    cr_assert_eq(thread_find(h), b, "the hint names a, which no longer matches: b is found");
+    cr_assert_eq(thread_find(h), b);
+    cr_assert_null(thread_find((pthread_t)0x7f0012346000));
 }
