@@ -455,6 +455,12 @@ static int rebuild(struct rec *r, const char *file, const uint8_t *old, size_t o
     return -1;
 }
 
+/* Whether the live file holds no event: no thread registered, no status batch. */
+static int traced_nothing(const struct gd_live *l)
+{
+    return !l->h->registry && !l->h->mless[0] && !l->h->mless[1];
+}
+
 /* Recovers path from the live file at live; the exit status. */
 static int recover(const char *path, const char *live, int keep)
 {
@@ -480,6 +486,13 @@ static int recover(const char *path, const char *live, int keep)
     }
     uint8_t *old = NULL;
     size_t oldlen = (size_t)r.l.h->out_size;
+    if (!oldlen && traced_nothing(&r.l)) { /* e.g. a forked child killed before any hook ran */
+        if (!keep) unlink(live);
+        printf("%s: process %lld traced nothing before it died: nothing to recover\n", path,
+               (long long)r.l.h->pid);
+        gd_live_close(&r.l);
+        return GD_EXIT_OK;
+    }
     struct stat st;
     if (oldlen && (read_head(path, oldlen, &old) != 0 || stat(path, &st) != 0)) {
         fprintf(stderr, "gotrace: %s: cannot read its %zu written bytes: %s\n", path, oldlen,

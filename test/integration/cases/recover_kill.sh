@@ -6,7 +6,8 @@
 # header), (2) after 3 generations, (3) a forked child of a traced process; each time:
 # `gotrace check` says to recover, recover keeps >= 99.9 % of the sleeps, the file validates,
 # the live file is gone, and a second recover changes nothing. Also: recover refuses while the
-# process runs, and `gotrace record` recovers a program killed under it by itself.
+# process runs, and `gotrace record` recovers a program killed under it by itself. A forked child
+# killed before any hook ran: recover says it traced nothing and removes its live file.
 # itest-timeout: 150
 
 prog=$(build_prog fatal_end)
@@ -113,3 +114,25 @@ for k in 1 2 3 4 5 6 7 8; do
     validate "$RUN_TRACE"
     sed -n 's/.*(\([0-9]*\) dropped.*/kill '"$k"': \1 bytes dropped/p' "$CASE_DIR/any$k.out"
 done
+
+# A forked child killed before any hook ran (a subshell that kills itself): its live file holds
+# no thread and no event, and its trace file was never made (a child opens it for its first
+# generation). recover of the child's path says there is nothing to recover, removes the live
+# file and makes no file (it said "does not validate" and left the file on /dev/shm for good).
+if [ -z "$GT_SANITIZER" ]; then
+    trace_run sub -- bash -c '(kill -9 $BASHPID); echo "sub $?"'
+    assert_eq "$(cat "$RUN_OUT")" "sub 137" "the subshell killed itself"
+    validate "$RUN_TRACE"
+    orphan="" child=""
+    for f in /dev/shm/gotrace.*.live; do
+        [ -f "$f" ] || continue
+        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
+        case $out in "$RUN_TRACE".*) orphan=$f child=$out ;; esac
+    done
+    [ -n "$orphan" ] || fail "sub: no live file of the killed subshell"
+    "$GT_BUILD/gotrace" recover "$child" >"$CASE_DIR/sub.recover" 2>&1 ||
+        fail "sub: recover failed: $(head -c 300 "$CASE_DIR/sub.recover")"
+    grep -q "traced nothing" "$CASE_DIR/sub.recover" || fail "sub: $(cat "$CASE_DIR/sub.recover")"
+    [ ! -e "$orphan" ] || fail "sub: the live file is still there after recover"
+    [ ! -e "$child" ] || fail "sub: recover made a file for a process that traced nothing"
+fi
