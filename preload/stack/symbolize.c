@@ -24,6 +24,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,15 +371,29 @@ static int runtime_file(const char *file)
 
 /* Whether mod is this library: its frames are shown as the hook only (the interposed
  * function the program called), never the tracer's inlined helpers. */
+/* Whether this code is a library of its own (whatever its file's name), not linked into the
+ * program (the unit tests link the core archive): the object holding it does not hold the
+ * entry point. The same for the whole process: asked once. */
+static int tracer_is_library(void)
+{
+    static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        Dl_info lib, prog;
+        k = dladdr((void *)&sym_init, &lib) && dladdr((void *)getauxval(AT_ENTRY), &prog) &&
+                    lib.dli_fbase != prog.dli_fbase
+                ? 2
+                : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
 static int own_module(Dwfl_Module *mod)
 {
     Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
-    Dl_info lib, prog;
-    /* the library itself (whatever its file's name), not a program linking the core archive
-     * (the unit tests): the module holding this code is not the one holding the entry point */
     return dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) && here >= start &&
-           here < end && dladdr((void *)&sym_init, &lib) &&
-           dladdr((void *)getauxval(AT_ENTRY), &prog) && lib.dli_fbase != prog.dli_fbase;
+           here < end && tracer_is_library();
 }
 
 /* A unit's functions by address: every subprogram with code, wherever it is nested (GCC's
