@@ -110,9 +110,17 @@ static void *key_of(struct gt_wait *w)
 static void number(struct waitq_bucket *b, struct gt_wait *w)
 {
     w->added = atomic_fetch_add_explicit(&b->adds, 1, memory_order_relaxed) + 1;
+    w->numbered = 1;
 }
 
-/* Queues numbered node w on key; the caller holds b's lock, b is key's bucket. The solo waiter
+/* Whether w was queued before the bucket's adds read adds: numbered by then (a wake by adds
+ * never reaches an unnumbered wait). */
+static int queued_before(const struct gt_wait *w, unsigned adds)
+{
+    return w->numbered && (int)(w->added - adds) <= 0;
+}
+
+/* Queues node w (numbered or not) on key; the caller holds b's lock, b is key's bucket. The solo waiter
  * when the bucket is empty, else the list's last. */
 static void add_locked(struct waitq_bucket *b, void *key, struct gt_wait *w)
 {
@@ -144,12 +152,15 @@ static __attribute__((noinline)) void add_slow(struct waitq_bucket *b, void *key
 
 /* The fast path: the solo waiter of an empty, unlocked bucket by one CAS (release: a locker
  * that finds it sees its key and number). */
-void waitq_add(void *key, struct gt_thread *t)
+static inline __attribute__((always_inline)) void add(void *key, struct gt_thread *t, int numbered)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);
     struct gt_wait *w = &t->wait;
     GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */
-    number(b, w);
+    if (numbered)
+        number(b, w);
+    else
+        w->numbered = 0;
     w->next = w->prev = NULL;
     __atomic_store_n(&w->key, key, __ATOMIC_RELAXED);
     uintptr_t empty = 0;
@@ -158,6 +169,14 @@ void waitq_add(void *key, struct gt_thread *t)
         return;
     __atomic_store_n(&w->key, NULL, __ATOMIC_RELAXED); /* not queued: queued under the lock */
     add_slow(b, key, w);
+}
+void waitq_add(void *key, struct gt_thread *t)
+{
+    add(key, t, 1);
+}
+void waitq_add_unnumbered(void *key, struct gt_thread *t)
+{
+    add(key, t, 0);
 }
 
 /* Takes w out of b's solo waiter or list, its key left as it is (a requeue moves it); the caller
@@ -293,7 +312,7 @@ int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned 
     each_locked(b, w)
     {
         if (woken == max) break;
-        if (key_of(w) == key && (int)(w->added - adds) <= 0 && tr_wake(self, thread_of(w), stk)) {
+        if (key_of(w) == key && queued_before(w, adds) && tr_wake(self, thread_of(w), stk)) {
             unlink_locked(b, w);
             woken++;
         }
@@ -312,7 +331,7 @@ int waitq_requeue(void *key, void *key2, unsigned adds, int max)
     each_locked(b, w)
     {
         if (moved == max) break;
-        if (key_of(w) == key && (int)(w->added - adds) <= 0) { /* queued before the requeue */
+        if (key_of(w) == key && queued_before(w, adds)) { /* queued before the requeue */
             detach_locked(b, w); /* its key never NULL: its thread must not think it woken */
             number(b2, w);
             add_locked(b2, key2, w);
@@ -330,7 +349,7 @@ int waitq_wake_released(void *key, struct gt_thread *self, uint64_t stk, unsigne
     struct gt_wait *sole = NULL;
     int woken = 0, n = 0;
     bucket_lock(b);
-    each_locked(b, w) if (key_of(w) == key && (int)(w->added - adds) <= 0)
+    each_locked(b, w) if (key_of(w) == key && queued_before(w, adds))
     { /* queued before the release */
         sole = w;
         n++;

@@ -28,12 +28,17 @@
  * nothing else is locked inside them but the buffer pool, and a requeue's second bucket (two
  * buckets are locked in address order). The bucket's word, count, sole key and adds are
  * lock-free hints for fast paths; adds is counted with an atomic add (the solo CAS is made
- * without the lock). */
+ * without the lock), by the waits that wakes by adds may end only (waitq_add). */
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
 #include "thread.h"
 
+/* Queues t on key, numbered: for a wait that a wake by adds may end (a lock's release, a futex
+ * word's wake or requeue: waitq_wake_released, waitq_wake_before, waitq_requeue). */
 void waitq_add(void *key, struct gt_thread *t);
+/* The same, unnumbered, for a wait that only waitq_wake and waitq_wake_if end (condvars,
+ * semaphores, barriers, OpenMP): no atomic add on the bucket; wakes by adds pass it by. */
+void waitq_add_unnumbered(void *key, struct gt_thread *t);
 void waitq_remove(struct gt_thread *t);
 /* The buckets (waitq.c), here so that the lock-free hint below inlines into the hooks' fast
  * paths: one multiply and one load. */

@@ -96,6 +96,8 @@ _Static_assert(T_END(stk.memo) == T_OFF(stk.own) && T_END(stk.own) == T_END(stk)
                    T_END(stk) == T_OFF(prefix) && T_END(prefix) == T_OFF(exit_gen),
                "the kept memo pointers and skipped prefix bytes are followed by zeroed fields");
 _Static_assert(T_OFF(prefix[0].bytes) == T_OFF(prefix[0]), "a prefix's bytes start it");
+_Static_assert(T_END(wait) <= 64 && T_OFF(gword) < 64 && T_OFF(seq) < 64,
+               "what a waker touches shares the record's first cache line (thread.h)");
 static void thread_clear(struct gt_thread *t)
 {
     char *b = (char *)t;

@@ -69,39 +69,43 @@ struct gt_p {
 } __attribute__((aligned(64)));
 
 /* A place a thread waits: key is the primitive's address, added the bucket's number of this
- * add (see waitq.h). */
+ * add when numbered (see waitq.h). */
 struct gt_wait {
     void *key;
     struct gt_wait *prev, *next;
     unsigned added;
+    unsigned numbered;
 };
 
 #define GT_PREFIX_MAX 160
 
 struct gt_thread {
-    /* What a wait, a wake-up or a syscall touches comes first, in as few cache lines as
-     * possible: a thread that just woke up finds them cold. */
+    /* The first cache line is what a waker touches: it reads the waiter's queue node and G
+     * word, moves the word (CAS) and dequeues the node, and the waiter then reads its node and
+     * enters a section; one line, so a cross-CPU wake-up moves one line each way, not two. */
     _Atomic uint32_t seq; /* seqlock: odd while the owner writes events */
     uint32_t depth;       /* owner only: >0 while inside the tracer (re-entrancy guard) */
     uint64_t g;           /* goroutine id */
     _Atomic uint64_t gword;
-    _Atomic int64_t tid;          /* M: kernel TID, 0 until the thread runs */
-    struct gt_p *_Atomic p;       /* owned P, NULL before start and after exit (owner writes) */
     _Atomic uint64_t block_stack; /* stack of the current wait: written by the owner before it
                                      is Waiting, read by the flusher's status claim, which may
                                      overlap the owner's next wait (read it once, relaxed) */
-    uint64_t syscall_stack;       /* stack of the current syscall */
-    uint64_t p_claimed;           /* owner only: a generation its P's status is claimed for
-                                     (tracer.c p_touch: then the P's word need not be read) */
-    struct gt_stream stream[2];   /* events, by generation parity (owner writes) */
     struct gt_wait wait;          /* where this thread waits (waitq.c) */
-    _Atomic int exited;           /* set after the thread's last event */
-    _Atomic uint64_t name_str;    /* string id of the thread's name, 0 = unnamed (set by anyone) */
-    uint64_t label_str;           /* owner only: name written by the last GoLabel, and its */
-    uint64_t label_gen;           /* generation */
-    struct {                      /* owner only: stacks and strings it marked in generation */
-        uint64_t gen;             /* gen (tracer.c marked_lately), so that the tables' entries, */
-        uint64_t key[4];          /* cold in a thread that just woke up, are not read again */
+    /* Then what the owner's wait or syscall touches, in as few lines as possible: a thread that
+     * just woke up finds them cold. */
+    _Atomic int64_t tid;        /* M: kernel TID, 0 until the thread runs */
+    struct gt_p *_Atomic p;     /* owned P, NULL before start and after exit (owner writes) */
+    uint64_t syscall_stack;     /* stack of the current syscall */
+    uint64_t p_claimed;         /* owner only: a generation its P's status is claimed for
+                                   (tracer.c p_touch: then the P's word need not be read) */
+    struct gt_stream stream[2]; /* events, by generation parity (owner writes) */
+    _Atomic int exited;         /* set after the thread's last event */
+    _Atomic uint64_t name_str;  /* string id of the thread's name, 0 = unnamed (set by anyone) */
+    uint64_t label_str;         /* owner only: name written by the last GoLabel, and its */
+    uint64_t label_gen;         /* generation */
+    struct {                    /* owner only: stacks and strings it marked in generation */
+        uint64_t gen;           /* gen (tracer.c marked_lately), so that the tables' entries, */
+        uint64_t key[4];        /* cold in a thread that just woke up, are not read again */
         unsigned next;
     } marked;
     struct stack_thread stk; /* its first stacks, its memo (owner only), which is private

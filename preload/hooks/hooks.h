@@ -31,12 +31,17 @@
         r_;                                                                                        \
     })
 
-/* The same, a wait on object key held by thread holder (a TID, 0 unknown), queued on key
- * meanwhile so that a releaser can wake it. */
-#define WAIT_ON(self, key, reason, holder, call)                                                   \
-    WAIT_WITH(self, tr_block_on((self), (reason), (key), (holder)), waitq_add((key), (self)),      \
+/* The same, a wait on object key held by thread holder (a TID, 0 unknown), queued on key by
+ * add (waitq.h) meanwhile so that a releaser can wake it. WAIT_ON: a lock's or futex word's
+ * wait, numbered for the wakes by adds; WAIT_AS: a wait that only a signal, post, broadcast
+ * or barrier's completion ends (waitq_wake, waitq_wake_if), with no holder. */
+#define WAIT_QUEUED(self, key, reason, holder, add, call)                                          \
+    WAIT_WITH(self, tr_block_on((self), (reason), (key), (holder)), add((key), (self)),            \
               waitq_remove(self), call)
-#define WAIT_AS(self, key, reason, call) WAIT_ON(self, key, reason, 0, call)
+#define WAIT_ON(self, key, reason, holder, call)                                                   \
+    WAIT_QUEUED(self, key, reason, holder, waitq_add, call)
+#define WAIT_AS(self, key, reason, call)                                                           \
+    WAIT_QUEUED(self, key, reason, 0, waitq_add_unnumbered, call)
 
 /* call as a wait that only the waiting thread can end (sleeps, readiness waits), when it may
  * wait at all (may_wait); otherwise just call. */

@@ -63,7 +63,8 @@ typedef int (*int_fn)(void);
 
 /* call as a wait queued on key, whose reason names no object (the key is the tracer's own). */
 #define WAIT_UNNAMED(self, key, reason, call)                                                      \
-    WAIT_WITH(self, tr_block((self), (reason)), waitq_add((key), (self)), waitq_remove(self), call)
+    WAIT_WITH(self, tr_block((self), (reason)), waitq_add_unnumbered((key), (self)),               \
+              waitq_remove(self), call)
 
 /* ---- barriers ---- */
 

@@ -1,9 +1,9 @@
 /* test_waitq.c: the wait table's lock-free hints (count, sole key, adds) and the releaser's
  * wake after its release (waitq_wake_released): it wakes the sole waiter queued before the
- * snapshot of adds taken before the release, never one that queued after it; a requeue
- * (waitq_requeue) moves earlier waiters to the second key; the solo waiter's CAS paths (add to
- * an empty bucket, remove from an unlocked one) racing with locked adds, removes, counts and
- * requeues lose no thread and corrupt no list. */
+ * snapshot of adds taken before the release, never one that queued after it, nor an unnumbered
+ * wait; a requeue (waitq_requeue) moves earlier waiters to the second key; the solo waiter's CAS
+ * paths (add to an empty bucket, remove from an unlocked one) racing with locked adds, removes,
+ * counts and requeues lose no thread and corrupt no list. */
 #include "tracer.h"
 #include "tracing.h"
 #include "waitq.h"
@@ -67,6 +67,28 @@ Test(waitq, released_wake_ignores_later_waiters)
     cr_assert_eq(waitq_wake_released(a, &fake[2], 0, before), 0, "no waiter from before");
     cr_assert_eq(waitq_count(a), 1, "the later waiter stays queued");
     waitq_remove(&fake[0]);
+}
+
+/* An unnumbered wait (a condvar's, waitq_add_unnumbered) counts no add, and the wakes by adds
+ * (a release, a futex wake or requeue) pass it by, even queued before their snapshot. */
+Test(waitq, unnumbered_waits_pass_wakes_by_adds)
+{
+    void *a, *b;
+    colliding(&a, &b);
+    unsigned adds0 = waitq_adds(a);
+    waitq_add_unnumbered(a, &fake[0]);
+    cr_assert_eq(waitq_adds(a), adds0, "no add counted");
+    waitq_add(a, &fake[1]);
+    cr_assert_eq(waitq_adds(a) - adds0, 1u);
+    cr_assert_eq(waitq_count(a), 2, "both queued");
+    unsigned before = waitq_adds(a);
+    cr_assert_eq(waitq_requeue(a, b, before, 5), 1, "only the numbered wait moves");
+    cr_assert_eq(waitq_count(a), 1, "the unnumbered one stays");
+    cr_assert_eq(waitq_count(b), 1);
+    waitq_remove(&fake[0]);
+    waitq_remove(&fake[1]);
+    cr_assert_not(waitq_has_waiters(a));
+    cr_assert_not(waitq_has_waiters(b));
 }
 
 /* A requeue moves the oldest waiters queued before its snapshot, in their order, to the second
