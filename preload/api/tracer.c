@@ -343,12 +343,13 @@ GOTRACE_API_FN void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *)
     return start;
 }
 
-GOTRACE_API_FN int tr_exit_begin(struct gt_thread *t, uint64_t *stk, pthread_t *handle)
+GOTRACE_API_FN int tr_exit_begin(struct gt_thread *t, int returned, uint64_t *stk,
+                                 pthread_t *handle)
 {
     if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return 0;
     struct call c = acquire(t); /* never released: the thread is done */
     cpuprof_thread_exit(t);
-    *stk = stack_capture(t->stk.memo);
+    *stk = returned ? 0 : stack_capture(t->stk.memo);
     if (stack_enabled() && stack_depth(*stk) == 0 && t->start) /* returned from its routine */
         *stk = named_by((void *)t->start);
     resume_section(t, 0, 0);

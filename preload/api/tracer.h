@@ -35,10 +35,10 @@ enum gt_reason {
     GT_R_CONDVAR,
     GT_R_SEMAPHORE,
     GT_R_BARRIER,
-    GT_R_SLEEP,   /* sleeps (docs/blocking.md) */
-    GT_R_NETWORK, /* readiness waits: exactly "network", the word Go's I/O profile keys on */
-    GT_R_FUTEX,   /* futex waits made through syscall() (hooks/futex.c) */
-    GT_R_OMP_BARRIER,  /* OpenMP (GCC's libgomp, hooks/omp.c) */
+    GT_R_SLEEP,       /* sleeps (docs/blocking.md) */
+    GT_R_NETWORK,     /* readiness waits: exactly "network", the word Go's I/O profile keys on */
+    GT_R_FUTEX,       /* futex waits made through syscall() (hooks/futex.c) */
+    GT_R_OMP_BARRIER, /* OpenMP (GCC's libgomp, hooks/omp.c) */
     GT_R_OMP_CRITICAL,
     GT_R_OMP_LOCK,
     GT_R_COUNT
@@ -75,8 +75,10 @@ void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *);
 /* Last things a thread does, in two steps so that the hooks wake its joiners (the waiters on
  * its pthread_t, waitq) in between. tr_exit_begin: 0 if t's exit is not traced (inside the
  * tracer, exited, never started); else t is back to Running, inside the tracer for good,
- * *stk is its exit stack and *handle its pthread_t. tr_exit_end: GoDestroy, ProcStop. */
-int tr_exit_begin(struct gt_thread *t, uint64_t *stk, pthread_t *handle);
+ * *stk is its exit stack and *handle its pthread_t: captured, or (returned: called by the
+ * trampoline after the start routine returned, where every capture would end empty) the
+ * routine's one-frame stack, without a walk. tr_exit_end: GoDestroy, ProcStop. */
+int tr_exit_begin(struct gt_thread *t, int returned, uint64_t *stk, pthread_t *handle);
 void tr_exit_end(struct gt_thread *t);
 /* The main thread, from the main trampoline: registers it with a creation named by main_fn. */
 void tr_main_start(void *main_fn);

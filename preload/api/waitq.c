@@ -120,8 +120,8 @@ static int queued_before(const struct gt_wait *w, unsigned adds)
     return w->numbered && (int)(w->added - adds) <= 0;
 }
 
-/* Queues node w (numbered or not) on key; the caller holds b's lock, b is key's bucket. The solo waiter
- * when the bucket is empty, else the list's last. */
+/* Queues node w (numbered or not) on key; the caller holds b's lock, b is key's bucket. The solo
+ * waiter when the bucket is empty, else the list's last. */
 static void add_locked(struct waitq_bucket *b, void *key, struct gt_wait *w)
 {
     struct gt_wait *solo = solo_locked(b);
@@ -374,11 +374,11 @@ void waitq_fork_child(void)
     }
 }
 
-GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t)
+GOTRACE_API_FN void waitq_thread_exit(struct gt_thread *t, int returned)
 {
     uint64_t stk;
     pthread_t handle;
-    if (!tr_exit_begin(t, &stk, &handle)) return;
+    if (!tr_exit_begin(t, returned, &stk, &handle)) return;
     waitq_remove(t);
     void *key = (void *)(uintptr_t)handle;
     struct waitq_bucket *b = waitq_bucket_of(key);

@@ -121,10 +121,10 @@ static inline int waitq_queued(void *key)
  * (0: captured here) tells the decoder (tr_released), and the holder the waiters still queued
  * blocked on is unknown from now (the hang check must not blame self). */
 void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts);
-/* Thread t's last events (tracer.h, tr_exit_begin/tr_exit_end), with its joiners (the waiters
- * on its pthread_t) woken in between and t out of any queue (cancelled, or exiting inside a
- * wait); nothing if its exit is not traced. */
-void waitq_thread_exit(struct gt_thread *t);
+/* Thread t's last events (tracer.h, tr_exit_begin/tr_exit_end: returned as there), with its
+ * joiners (the waiters on its pthread_t) woken in between and t out of any queue (cancelled,
+ * or exiting inside a wait); nothing if its exit is not traced. */
+void waitq_thread_exit(struct gt_thread *t, int returned);
 /* A join of thread th (holder: tr_thread_tid) that waits (its try failed): GoBlock and queued on
  * th, unless th's exit has woken its joiners already; whether it blocked (then waitq_remove and
  * tr_unblock after the real join). */

@@ -18,11 +18,11 @@
 static int (*app_main)(int, char **, char **);
 
 /* The thread's record is tr_self(), not the one it started with: a forked child adopts its
- * forking thread anew. */
-static inline void exit_self(void)
+ * forking thread anew. returned: from the start routine, to the trampoline (tracer.h). */
+static inline void exit_self(int returned)
 {
     struct gt_thread *t = tr_self();
-    if (t) waitq_thread_exit(t);
+    if (t) waitq_thread_exit(t, returned);
 }
 
 /* The cleanup handler: runs only when a thread leaves by unwinding (pthread_exit or
@@ -32,7 +32,7 @@ static inline void exit_self(void)
 GOTRACE_TRAMPOLINE static void exit_unwinding(void *arg)
 {
     (void)arg;
-    exit_self();
+    exit_self(0);
     __asm__ volatile(""); /* keeps this frame: no tail call into the tracer */
 }
 
@@ -67,7 +67,7 @@ GOTRACE_TRAMPOLINE static void *thread_trampoline(void *arg)
     pthread_cleanup_push(exit_unwinding, NULL);
     ret = start(start_arg);
     pthread_cleanup_pop(0);
-    exit_self();
+    exit_self(1);
     __asm__ volatile("" : "+r"(ret));
     return ret;
 }

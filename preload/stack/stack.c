@@ -231,9 +231,43 @@ capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
     return id;
 }
 
+/* The plain start routines (stack_start_plain): open addressing, PLAIN_PROBES slots from a
+ * routine's hash; a slot, once set, changes only when stack_forget empties the set. */
+#define PLAIN_SLOTS 64
+#define PLAIN_PROBES 8
+static _Atomic uintptr_t plain[PLAIN_SLOTS];
+
+static unsigned plain_slot(uintptr_t fn, unsigned probe)
+{
+    return ((unsigned)(((uint64_t)fn * 0x9e3779b97f4a7c15ull) >> 58) + probe) & (PLAIN_SLOTS - 1);
+}
+
+void stack_start_plain(void *start)
+{
+    uintptr_t fn = (uintptr_t)start;
+    for (unsigned i = 0; i < PLAIN_PROBES && fn; i++) {
+        uintptr_t cur = 0;
+        if (atomic_compare_exchange_strong_explicit(&plain[plain_slot(fn, i)], &cur, fn,
+                                                    memory_order_relaxed, memory_order_relaxed) ||
+            cur == fn)
+            return;
+    }
+}
+
+static int start_plain(uintptr_t fn)
+{
+    for (unsigned i = 0; i < PLAIN_PROBES; i++) {
+        uintptr_t cur = atomic_load_explicit(&plain[plain_slot(fn, i)], memory_order_relaxed);
+        if (cur == fn || !cur) return cur == fn;
+    }
+    return 0;
+}
+
 void stack_forget(void)
 {
     walk_forget();
+    for (int i = 0; i < PLAIN_SLOTS; i++)
+        atomic_store_explicit(&plain[i], 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed);
 }
 
@@ -269,7 +303,7 @@ uint64_t stack_named(struct stack_thread *st, void *start)
 {
     st->start = start;
     uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)st};
-    return stack_from_pcs(pcs, 2);
+    return stack_from_pcs(pcs, start_plain((uintptr_t)start) ? 1 : 2);
 }
 
 static void *_Atomic main_fn;

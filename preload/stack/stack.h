@@ -104,6 +104,11 @@ static inline int stack_pc_late(uintptr_t pc)
  * std::thread, libgomp, Rust's std), else just [start]; resolved per generation, so a thread
  * whose first stack comes after its creation's generation was written keeps [start] there. */
 uint64_t stack_named(struct stack_thread *st, void *start);
+/* start is known to be no runtime's trampoline (symbolize.c learns it when a late frame of a
+ * thread it started resolves to nothing): from now on stack_named gives [start] alone, one stack
+ * that every thread it starts shares, which symbolizes as the two-frame stack would. A small
+ * lock-free set; full, it learns no more; stack_forget empties it. */
+void stack_start_plain(void *start);
 /* [main]: the process's main thread; stack_set_main gives main's address (for its line). */
 uint64_t stack_named_main(void);
 void stack_set_main(void *fn);

@@ -686,7 +686,11 @@ static int late_frame(uintptr_t pc, struct sym_frame *out)
 {
     const struct stack_thread *st = (const struct stack_thread *)(pc & ~STACK_PC_SYNTH);
     const struct entry *start = entry_of((uintptr_t)st->start + 1);
-    if (!start || !(start->runtime & (1u << (start->n - 1)))) return 0;
+    if (!start) return 0;
+    if (!(start->runtime & (1u << (start->n - 1)))) {
+        stack_start_plain(st->start); /* its next threads share [start] */
+        return 0;
+    }
     const uint64_t *ids;
     for (int s = 0, ns = stack_first(st, &ids); s < ns; s++) {
         const uintptr_t *pcs;

@@ -47,7 +47,7 @@ static void *player(void *arg)
         atomic_store(&turn, 1 - me);
         if (waitq_has_waiters(&turn)) waitq_wake(&turn, self, tr_stack(), 1);
     }
-    waitq_thread_exit(self);
+    waitq_thread_exit(self, 0);
     return NULL;
 }
 

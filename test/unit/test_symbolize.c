@@ -121,7 +121,8 @@ Test(symbolize, unknown_pc, .init = init, .fini = sym_fini)
 
 /* The synthetic frames of stack.h: STACK_PC_MAIN is "main" (at main's line once stack_set_main
  * named it; here a stand-in function); a late frame of a thread whose start routine is the
- * program's own resolves to nothing (the start routine names the thread). */
+ * program's own resolves to nothing (the start routine names the thread), and its next threads
+ * are then named by [start] alone, until stack_forget. */
 Test(symbolize, synthetic_frames, .init = init, .fini = sym_fini)
 {
     cr_assert_eq(stack_init(8, 1), 0);
@@ -143,4 +144,13 @@ Test(symbolize, synthetic_frames, .init = init, .fini = sym_fini)
     cr_assert_eq(stack_pcs(id, &pcs), 2);
     cr_assert(stack_pc_late(pcs[1]));
     cr_assert_eq(sym_lookup(pcs[1], f, 8), 0, "the program's own start routine: no late frame");
+    /* Learnt: the next threads it starts share the one-frame stack [start]. */
+    static struct stack_thread st2, st3;
+    uint64_t shared = stack_named(&st2, (void *)known_function);
+    cr_assert_eq(stack_pcs(shared, &pcs), 1, "[start] alone");
+    cr_assert_eq(pcs[0], (uintptr_t)known_function + 1);
+    cr_assert_eq(stack_named(&st3, (void *)known_function), shared, "one stack for every thread");
+    cr_assert_eq(st3.start, (void *)known_function, "the record still knows its routine");
+    stack_forget(); /* a library unloaded: the address may hold other code */
+    cr_assert_eq(stack_pcs(stack_named(&st3, (void *)known_function), &pcs), 2, "forgotten");
 }

@@ -228,7 +228,7 @@ static void *waiter(void *arg)
         sched_yield();
     waitq_remove(self);
     tr_unblock(self);
-    waitq_thread_exit(self);
+    waitq_thread_exit(self, 0);
     return NULL;
 }
 
