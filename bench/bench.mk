@@ -32,6 +32,11 @@ $(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.
 	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
 	    $(PRELOAD_LIBS)
 
+# What the machine charges for a clock read, a locked CAS and a cache line moved between CPUs.
+$(BENCH_DIR)/bench_floor: bench/floor/bench_floor.c | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lpthread
+
 # The same interposer linked with exactly the shared libraries libgotrace.so loads (its
 # DT_NEEDED entries): the floor of a preload that only loads them (bench/process.sh).
 $(BENCH_DIR)/libnoop_libs.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h $(BUILD)/libgotrace.so
@@ -44,7 +49,8 @@ $(BENCH_DIR)/procbench: bench/process/procbench.c | $(BUILD)
 	$(CC) $(BENCH_CFLAGS) $< -o $@
 
 bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack \
-    $(BENCH_DIR)/bench_events $(BENCH_DIR)/libnoop_libs.so $(BENCH_DIR)/procbench
+    $(BENCH_DIR)/bench_events $(BENCH_DIR)/bench_floor $(BENCH_DIR)/libnoop_libs.so \
+    $(BENCH_DIR)/procbench
 
 bench-tracer: bench-build
 	@bash bench/run.sh

@@ -203,6 +203,9 @@ stack_line=$("$B/bench_stack" 2>&1 | tr '\n' ';' | sed 's/  */ /g; s/;$//' || tr
 
 # ---- the blocking path alone: spin hand-offs (bench/events), and instructions per wait ----
 events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
+# What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
+# cache lines moved between the CPUs.
+floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
 # Instructions the tracer executes per condvar wait and per contended lock (the hooks' cost less
 # the real calls'): callgrind counts them exactly, whatever the load, so these compare across runs.
 # insns WORKLOAD N ROUNDS FUNCS: the inclusive instructions of the hooks named FUNCS (sync.c) less
@@ -303,6 +306,7 @@ report() {
   echo "- The blocking path alone (bench/events: the condvar hooks' tracer calls around spin"
   echo "  hand-offs between two threads, no futex): ${events_line:-not run}."
   echo "- Tracer instructions per condvar wait and per contended lock (callgrind, exact): ${insn_line}."
+  echo "- The machine's floor under those figures (bench/floor: what a wait cannot avoid): ${floor_line:-not run}."
   echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
   echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
 }
