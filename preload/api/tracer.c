@@ -115,8 +115,8 @@ static inline __attribute__((always_inline)) int resume(struct gt_writer *w, uns
         WR_EMIT0(w, GO_EV_GO_SYSCALL_END);
         return 1;
     }
-    int r = wr_g_move(w, t, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING | restart,
-                      INC_RESUME, &seq0, &from);
+    int r = wr_g_move_owner(w, SMASK(GO_G_WAITING) | SMASK(GO_G_RUNNABLE), GO_G_RUNNING | restart,
+                            INC_RESUME, &seq0, &from);
     if (r == MOVE_OK) {
         if (from == GO_G_WAITING) {
             wr_mark_stack(w, t->block_stack);

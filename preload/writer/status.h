@@ -33,18 +33,23 @@ int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsign
 
 /* The common case of a move, inline: the word is in gen already (no status to write) and one
  * CAS wins; it adds inc[old state] (inc_all without inc). MOVE_STATE otherwise: g_move and
- * p_move then go to their slow path, which does it all again. */
+ * p_move then go to their slow path, which does it all again. A word found in a state of own
+ * (a mask: states that only the caller may leave, see g_move_owner) is moved with a plain
+ * store instead, as word_move_own does. */
 static inline __attribute__((always_inline)) int
 word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
-               const uint8_t inc[8], unsigned inc_all, uint64_t *seq0, unsigned *from, uint64_t *ts)
+               const uint8_t inc[8], unsigned inc_all, unsigned own, uint64_t *seq0, unsigned *from,
+               uint64_t *ts)
 {
     uint64_t w = atomic_load_explicit(word, memory_order_acquire);
     unsigned st = word_state(w);
     if (__builtin_expect(!(mask & SMASK(st)) || word_gen(w) != gen, 0)) return MOVE_STATE;
     uint64_t base = word_seq(w);
     uint64_t seq = (to & MOVE_RESTART) ? 0 : base + (inc ? inc[st] : inc_all);
-    if (!atomic_compare_exchange_strong_explicit(word, &w, word_make(gen, to & 0xfu, seq),
-                                                 memory_order_acq_rel, memory_order_acquire))
+    if (own & SMASK(st))
+        atomic_store_explicit(word, word_make(gen, to & 0xfu, seq), memory_order_release);
+    else if (!atomic_compare_exchange_strong_explicit(word, &w, word_make(gen, to & 0xfu, seq),
+                                                      memory_order_acq_rel, memory_order_acquire))
         return MOVE_STATE;
     if (ts) *ts = 0; /* timed at the next event, after this CAS (above) */
     *seq0 = base;
@@ -78,7 +83,22 @@ static inline __attribute__((always_inline)) int
 g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
        uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, seq0, from, ts) == MOVE_OK) return MOVE_OK;
+    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, 0, seq0, from, ts) == MOVE_OK)
+        return MOVE_OK;
+    return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
+}
+
+/* g_move of t's G by t's owner, from inside a section of generation gen, where a word in gen
+ * that is Runnable is moved with a plain store: only its owner leaves Runnable (wakers move
+ * Waiting words only), and the flusher claims a newer generation only once every section of
+ * gen has ended (word_move_own). A Waiting word is still moved by CAS (a waker may move it). */
+static inline __attribute__((always_inline)) int
+g_move_owner(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+             uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, SMASK(GO_G_RUNNABLE), seq0, from, ts) ==
+        MOVE_OK)
+        return MOVE_OK;
     return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
 }
 
@@ -87,7 +107,7 @@ static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_
                                                         gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     unsigned from;
-    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, seq0, &from, ts) == MOVE_OK)
+    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, 0, seq0, &from, ts) == MOVE_OK)
         return MOVE_OK;
     return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }

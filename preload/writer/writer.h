@@ -92,6 +92,13 @@ static inline __attribute__((always_inline)) int wr_g_move(struct gt_writer *w, 
 {
     return g_move(w->gen, t, mask, to, inc, seq0, from, wr_emit_fn, w, &w->ts);
 }
+/* wr_g_move of the writer's own G, Runnable moved by a plain store (status.h g_move_owner). */
+static inline __attribute__((always_inline)) int wr_g_move_owner(struct gt_writer *w, unsigned mask,
+                                                                 unsigned to, const uint8_t inc[8],
+                                                                 uint64_t *seq0, unsigned *from)
+{
+    return g_move_owner(w->gen, w->t, mask, to, inc, seq0, from, wr_emit_fn, w, &w->ts);
+}
 static inline __attribute__((always_inline)) int wr_p_move(struct gt_writer *w, struct gt_p *p,
                                                            unsigned mask, unsigned to, unsigned inc,
                                                            uint64_t *seq0)
