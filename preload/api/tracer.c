@@ -178,13 +178,6 @@ static void become(struct gt_thread *t)
     gt_internal = 0;
 }
 
-/* A stack of one frame naming fn (a start routine), for GoCreate. */
-static uint64_t named_by(void *fn)
-{
-    uintptr_t pc = (uintptr_t)fn + 1;
-    return stack_from_pcs(&pc, 1);
-}
-
 /* A thread the tracer did not see being created: it creates itself (named by entry if given).
  * A handler that got there first (between the caller's check of gt_self and here) has adopted
  * it already: then this call goes untraced. */
@@ -213,7 +206,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
      * first, or the program is stripped (stack.h STACK_PC_MAIN); no code of the program created
      * it, so its creation has no stack (not the hook that happened to adopt it). */
     int is_main = gettid() == getpid();
-    uint64_t named = is_main ? stack_named_main() : entry ? named_by(entry) : stk;
+    uint64_t named = is_main ? stack_named_main() : entry ? stack_routine(entry) : stk;
     struct gt_writer w;
     wr_begin(&w, t);
     first_events(&w, t, p, 1, named, is_main ? 0 : stk);
@@ -351,7 +344,7 @@ GOTRACE_API_FN int tr_exit_begin(struct gt_thread *t, int returned, uint64_t *st
     cpuprof_thread_exit(t);
     *stk = returned ? 0 : stack_capture(t->stk.memo);
     if (stack_enabled() && stack_depth(*stk) == 0 && t->start) /* returned from its routine */
-        *stk = named_by((void *)t->start);
+        *stk = stack_routine((void *)t->start);
     resume_section(t, 0, 0);
     *handle = t->handle;
     errno = c.saved_errno;
@@ -565,7 +558,7 @@ void tr_tracer_log(const char *text)
     t->depth = 1;
     gt_self = t; /* gt_internal stays set: this thread's calls stay untraced */
     thread_register(t);
-    uint64_t named = named_by((void *)tr_tracer_log);
+    uint64_t named = stack_routine((void *)tr_tracer_log);
     uint64_t a[4] = {0, str_intern_cstr(key), str_intern_cstr(text), named};
     struct gt_writer w;
     wr_begin(&w, t);

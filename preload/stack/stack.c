@@ -231,11 +231,16 @@ capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
     return id;
 }
 
-/* The plain start routines (stack_start_plain): open addressing, PLAIN_PROBES slots from a
- * routine's hash; a slot, once set, changes only when stack_forget empties the set. */
+/* The plain start routines (stack_start_plain) and the ids of their stacks [start]: open
+ * addressing, PLAIN_PROBES slots from a routine's hash. A slot is claimed (fn PLAIN_BUSY), its id
+ * stored, then fn (release); it changes again only when stack_forget empties the set. */
 #define PLAIN_SLOTS 64
 #define PLAIN_PROBES 8
-static _Atomic uintptr_t plain[PLAIN_SLOTS];
+#define PLAIN_BUSY ((uintptr_t)1)
+static struct {
+    _Atomic uintptr_t fn;
+    _Atomic uint64_t id;
+} plain[PLAIN_SLOTS];
 
 static unsigned plain_slot(uintptr_t fn, unsigned probe)
 {
@@ -244,21 +249,29 @@ static unsigned plain_slot(uintptr_t fn, unsigned probe)
 
 void stack_start_plain(void *start)
 {
-    uintptr_t fn = (uintptr_t)start;
-    for (unsigned i = 0; i < PLAIN_PROBES && fn; i++) {
+    uintptr_t fn = (uintptr_t)start, pc = fn + 1;
+    uint64_t id = fn > PLAIN_BUSY ? stack_from_pcs(&pc, 1) : 0;
+    for (unsigned i = 0; i < PLAIN_PROBES && id; i++) {
+        unsigned k = plain_slot(fn, i);
         uintptr_t cur = 0;
-        if (atomic_compare_exchange_strong_explicit(&plain[plain_slot(fn, i)], &cur, fn,
-                                                    memory_order_relaxed, memory_order_relaxed) ||
-            cur == fn)
+        if (atomic_compare_exchange_strong_explicit(&plain[k].fn, &cur, PLAIN_BUSY,
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+            atomic_store_explicit(&plain[k].id, id, memory_order_relaxed);
+            atomic_store_explicit(&plain[k].fn, fn, memory_order_release);
             return;
+        }
+        if (cur == fn) return;
     }
 }
 
-static int start_plain(uintptr_t fn)
+/* The id of [fn] if fn is a plain start routine, else 0. */
+static uint64_t plain_id(uintptr_t fn)
 {
     for (unsigned i = 0; i < PLAIN_PROBES; i++) {
-        uintptr_t cur = atomic_load_explicit(&plain[plain_slot(fn, i)], memory_order_relaxed);
-        if (cur == fn || !cur) return cur == fn;
+        unsigned k = plain_slot(fn, i);
+        uintptr_t cur = atomic_load_explicit(&plain[k].fn, memory_order_acquire);
+        if (cur == fn) return atomic_load_explicit(&plain[k].id, memory_order_relaxed);
+        if (!cur) return 0;
     }
     return 0;
 }
@@ -267,7 +280,7 @@ void stack_forget(void)
 {
     walk_forget();
     for (int i = 0; i < PLAIN_SLOTS; i++)
-        atomic_store_explicit(&plain[i], 0, memory_order_relaxed);
+        atomic_store_explicit(&plain[i].fn, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed);
 }
 
@@ -302,8 +315,17 @@ void stack_set_self(struct stack_thread *(*self)(void))
 uint64_t stack_named(struct stack_thread *st, void *start)
 {
     st->start = start;
+    uint64_t id = plain_id((uintptr_t)start);
+    if (id) return id;
     uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)st};
-    return stack_from_pcs(pcs, start_plain((uintptr_t)start) ? 1 : 2);
+    return stack_from_pcs(pcs, 2);
+}
+
+uint64_t stack_routine(void *fn)
+{
+    uint64_t id = plain_id((uintptr_t)fn);
+    uintptr_t pc = (uintptr_t)fn + 1;
+    return id ? id : stack_from_pcs(&pc, 1);
 }
 
 static void *_Atomic main_fn;

@@ -109,6 +109,9 @@ uint64_t stack_named(struct stack_thread *st, void *start);
  * that every thread it starts shares, which symbolizes as the two-frame stack would. A small
  * lock-free set; full, it learns no more; stack_forget empties it. */
 void stack_start_plain(void *start);
+/* [fn]: the one-frame stack naming routine fn (stack_from_pcs of fn's entry + 1), without a
+ * table lookup when fn is a plain start routine. */
+uint64_t stack_routine(void *fn);
 /* [main]: the process's main thread; stack_set_main gives main's address (for its line). */
 uint64_t stack_named_main(void);
 void stack_set_main(void *fn);
