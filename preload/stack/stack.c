@@ -247,10 +247,17 @@ static unsigned plain_slot(uintptr_t fn, unsigned probe)
     return ((unsigned)(((uint64_t)fn * 0x9e3779b97f4a7c15ull) >> 58) + probe) & (PLAIN_SLOTS - 1);
 }
 
+/* [fn]: a routine's one-frame stack (its entry + 1: pcs are return addresses). */
+static uint64_t routine_stack(uintptr_t fn)
+{
+    uintptr_t pc = fn + 1;
+    return stack_from_pcs(&pc, 1);
+}
+
 void stack_start_plain(void *start)
 {
-    uintptr_t fn = (uintptr_t)start, pc = fn + 1;
-    uint64_t id = fn > PLAIN_BUSY ? stack_from_pcs(&pc, 1) : 0;
+    uintptr_t fn = (uintptr_t)start;
+    uint64_t id = fn > PLAIN_BUSY ? routine_stack(fn) : 0;
     for (unsigned i = 0; i < PLAIN_PROBES && id; i++) {
         unsigned k = plain_slot(fn, i);
         uintptr_t cur = 0;
@@ -324,8 +331,7 @@ uint64_t stack_named(struct stack_thread *st, void *start)
 uint64_t stack_routine(void *fn)
 {
     uint64_t id = plain_id((uintptr_t)fn);
-    uintptr_t pc = (uintptr_t)fn + 1;
-    return id ? id : stack_from_pcs(&pc, 1);
+    return id ? id : routine_stack((uintptr_t)fn);
 }
 
 static void *_Atomic main_fn;

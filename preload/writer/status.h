@@ -34,8 +34,11 @@ int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsign
 /* The common case of a move, inline: the word is in gen already (no status to write) and one
  * CAS wins; it adds inc[old state] (inc_all without inc). MOVE_STATE otherwise: g_move and
  * p_move then go to their slow path, which does it all again. A word found in a state of own
- * (a mask: states that only the caller may leave, see g_move_owner) is moved with a plain
- * store instead, as word_move_own does. */
+ * (a mask) is moved with a plain store instead: the caller is its owner, inside a section of
+ * generation gen, and nobody else leaves that state in gen (wakers move Waiting G's only; the
+ * flusher claims a newer generation only once every section of gen has ended, generation.c;
+ * signal handlers on the owner move nothing): the owner's own G out of Running, Syscall or
+ * Runnable, its own P. */
 static inline __attribute__((always_inline)) int
 word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
                const uint8_t inc[8], unsigned inc_all, unsigned own, uint64_t *seq0, unsigned *from,
@@ -57,28 +60,6 @@ word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
     return MOVE_OK;
 }
 
-/* word_move_fast (without inc[]) for a word only its owner moves in its current state and
- * generation, from inside a section of generation gen: the owner's own G out of Running or
- * Syscall, or its own P. Nobody else writes such a word then (wakers move Waiting G's only; the
- * flusher claims a newer generation only once every section of gen has ended, generation.c;
- * signal handlers on the owner move nothing), so a plain store does what the CAS would. */
-static inline __attribute__((always_inline)) int word_move_own(_Atomic uint64_t *word, uint64_t gen,
-                                                               unsigned mask, unsigned to,
-                                                               unsigned inc, uint64_t *seq0,
-                                                               unsigned *from, uint64_t *ts)
-{
-    uint64_t w = atomic_load_explicit(word, memory_order_relaxed);
-    unsigned st = word_state(w);
-    if (__builtin_expect(!(mask & SMASK(st)) || word_gen(w) != gen, 0)) return MOVE_STATE;
-    uint64_t base = word_seq(w);
-    uint64_t seq = (to & MOVE_RESTART) ? 0 : base + inc;
-    atomic_store_explicit(word, word_make(gen, to & 0xfu, seq), memory_order_release);
-    if (ts) *ts = 0;
-    *seq0 = base;
-    *from = st;
-    return MOVE_OK;
-}
-
 static inline __attribute__((always_inline)) int
 g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
        uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
@@ -91,7 +72,8 @@ g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint
 /* g_move of t's G by t's owner, from inside a section of generation gen, where a word in gen
  * that is Runnable is moved with a plain store: only its owner leaves Runnable (wakers move
  * Waiting words only), and the flusher claims a newer generation only once every section of
- * gen has ended (word_move_own). A Waiting word is still moved by CAS (a waker may move it). */
+ * gen has ended (word_move_fast's own). A Waiting word is still moved by CAS (a waker may move
+ * it). */
 static inline __attribute__((always_inline)) int
 g_move_owner(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
              uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
@@ -111,12 +93,14 @@ static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_
         return MOVE_OK;
     return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }
-/* g_move (adding nothing to the sequence) and p_move of the owner's own words (word_move_own). */
+/* g_move (adding nothing to the sequence) and p_move of the owner's own words in states only
+ * it leaves (mask), by plain stores (word_move_fast's own). */
 static inline __attribute__((always_inline)) int
 g_move_own(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, uint64_t *seq0,
            unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    if (word_move_own(&t->gword, gen, mask, to, 0, seq0, from, ts) == MOVE_OK) return MOVE_OK;
+    if (word_move_fast(&t->gword, gen, mask, to, NULL, 0, mask, seq0, from, ts) == MOVE_OK)
+        return MOVE_OK;
     static const uint8_t inc0[8] = {0};
     return g_move_slow(gen, t, mask, to, inc0, seq0, from, emit, ctx, ts);
 }
@@ -125,7 +109,8 @@ p_move_own(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned in
            gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
     unsigned from;
-    if (word_move_own(&p->word, gen, mask, to, inc, seq0, &from, ts) == MOVE_OK) return MOVE_OK;
+    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, mask, seq0, &from, ts) == MOVE_OK)
+        return MOVE_OK;
     return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses

@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) int wr_p_move(struct gt_writer *w, 
 }
 
 /* The same for the writer's own G out of Running or Syscall and its own P (status.h
- * word_move_own: no CAS). */
+ * word_move_fast's own: no CAS). */
 static inline __attribute__((always_inline)) int
 wr_g_move_own(struct gt_writer *w, unsigned mask, unsigned to, uint64_t *seq0, unsigned *from)
 {
