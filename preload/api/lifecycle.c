@@ -288,6 +288,11 @@ int tr_before_exec(char *marker, size_t size)
     return 1;
 }
 
+void tr_exec_leaves(void)
+{
+    arena_unlink();
+}
+
 int tr_flight_dump(void)
 {
     if (!may_flush()) return -1;

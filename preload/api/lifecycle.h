@@ -43,6 +43,10 @@ void tr_after_unload(void);
  * the new image it continues this process (GT_EXEC_ENV=<pid>.<image>); 0 if not tracing. */
 #define GT_EXEC_ENV "GOTRACE_EXEC_OF"
 int tr_before_exec(char *marker, size_t size);
+/* After tr_before_exec, when the exec will most likely replace the image (its file exists and
+ * may be executed): the image's live file is removed now, as its clean end would (arena.h
+ * arena_unlink), since nothing may be left to remove it if the new image is not traced. */
+void tr_exec_leaves(void);
 void tr_shutdown(void);
 /* gotrace_flight_dump(): the flight recorder's window written now; -1 when not tracing in
  * flight mode. */

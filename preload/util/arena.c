@@ -193,7 +193,14 @@ void arena_complete(void)
 {
     if (!A.base) return;
     arena_head()->state = GT_LIVE_COMPLETE;
+    arena_unlink();
+}
+
+void arena_unlink(void)
+{
+    if (!A.base || !A.path[0]) return;
     unlink(A.path);
+    A.path[0] = 0; /* nothing of ours has that name any more */
 }
 
 void arena_fork_prepare(void)

@@ -35,6 +35,11 @@ int arena_holds(const void *p);
 int arena_allocated(const void *p);
 /* The trace is complete (its last generation written): the file is removed. */
 void arena_complete(void);
+/* Before an exec that will most likely replace the image: the file's name is removed (its
+ * mapping stays in use), so that a new image the tracer is not loaded into (static, setuid,
+ * LD_PRELOAD dropped) leaves nothing on tmpfs; a traced one makes its own file. If the exec
+ * fails after all, tracing goes on without a file to recover from. */
+void arena_unlink(void);
 /* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
  * and the parent releases it; a traced child gets its own file (see above); a child that runs
  * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */
