@@ -54,12 +54,14 @@ void tr_reasons_init(void)
 
 struct call {
     struct gt_thread *t; /* NULL: a caller without a record (tr_stack) */
+    int *errp;
     int saved_errno;
 };
 
 static inline __attribute__((always_inline)) struct call acquire(struct gt_thread *t)
 {
-    struct call c = {t, errno};
+    int *errp = t ? t->errp : &errno;
+    struct call c = {t, errp, *errp};
     if (t) t->depth++;
     return c;
 }
@@ -70,7 +72,7 @@ static inline __attribute__((always_inline)) void release(struct call c)
         GT_ASSERT(c.t->depth > 0);
         c.t->depth--;
     }
-    errno = c.saved_errno;
+    *c.errp = c.saved_errno;
 }
 
 static const uint8_t INC1[8] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -172,6 +174,7 @@ static void first_events(struct gt_writer *w, struct gt_thread *t, struct gt_p *
 static void become(struct gt_thread *t)
 {
     t->depth = 1;
+    t->errp = &errno;
     atomic_signal_fence(memory_order_seq_cst);
     gt_self = t;
     atomic_signal_fence(memory_order_seq_cst);
@@ -199,7 +202,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     t->handle = pthread_self();
     t->start = (void *(*)(void *))entry;
     become(t);
-    struct call c = {t, saved};
+    struct call c = {t, t->errp, saved};
     thread_register(t);
     uint64_t stk = stack_capture(t->stk.memo);
     /* The process's main thread is "main" even when a library's constructor made it appear
@@ -311,7 +314,7 @@ GOTRACE_API_FN void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *)
     atomic_signal_fence(memory_order_seq_cst);
     struct gt_thread *early = gt_self;
     become(t);
-    struct call c = {t, saved};
+    struct call c = {t, t->errp, saved};
     atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
     if (early && !atomic_load(&early->exited) && atomic_load(&early->p)) {
@@ -556,6 +559,7 @@ void tr_tracer_log(const char *text)
     t->handle = pthread_self();
     t->start = (void *(*)(void *))(void *)tr_tracer_log;
     t->depth = 1;
+    t->errp = &errno;
     gt_self = t; /* gt_internal stays set: this thread's calls stay untraced */
     thread_register(t);
     uint64_t named = stack_routine((void *)tr_tracer_log);
