@@ -32,6 +32,7 @@ static inline uint8_t *ev_encode(uint8_t *p, uint8_t type, uint64_t dt, int narg
 {
     *p++ = type;
     p = ev_put_uvarint(p, dt);
+#pragma GCC unroll 8
     for (int i = 0; i < nargs; i++)
         p = ev_put_uvarint(p, args[i]);
     return p;

@@ -33,6 +33,7 @@ struct gt_writer {
     struct gt_thread *t;
     uint64_t gen;
     uint64_t ts; /* time of the events being written; 0: read it at the next one (a move) */
+    struct gt_stream *st; /* t's stream of gen's parity, where they go */
 };
 
 static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w, struct gt_thread *t)
@@ -42,6 +43,7 @@ static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w, 
     w->t = t;
     w->gen = gen_current(); /* ordered after the enter: section.h */
     w->ts = 0;
+    w->st = &t->stream[w->gen & 1];
 }
 
 static inline __attribute__((always_inline)) void wr_end(struct gt_writer *w)
@@ -61,7 +63,7 @@ static inline __attribute__((always_inline)) void wr_emit(struct gt_writer *w, u
     GT_ASSERT(n <= GT_EV_MAX_ARGS);
     if (!w->ts) w->ts = gt_now(); /* once per run of events after a move */
     uint64_t now = w->ts;
-    struct gt_stream *st = &w->t->stream[w->gen & 1];
+    struct gt_stream *st = w->st;
     if (__builtin_expect(st->len >= st->room, 0) && !wr_refill(st, w->gen, now)) return;
     GT_ASSERT(st->cur && st->len + GT_EV_MAX <= st->cur->ready);
     uint64_t last = st->last_ts;
