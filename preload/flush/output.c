@@ -62,6 +62,17 @@ static int move_output(int fd)
 }
 
 /* A regular file is truncated; anything else (a device, a FIFO) is written as it is. */
+/* Empties a regular file of size bytes for a new trace, whose header (begin_file) then
+ * overwrites its first bytes. A longer file is cut to the header's length, not to 0: ext4
+ * takes a cut to 0 for a file being replaced, starts writing the new contents out when it is
+ * closed, and the next process to empty the file then waits for that write (0.2-0.3 ms a
+ * process here when every run writes the same path). */
+static int cut(int fd, off_t size)
+{
+    if (size == 0) return 0;
+    return ftruncate(fd, size >= (off_t)GO_TRACE_HEADER_LEN ? (off_t)GO_TRACE_HEADER_LEN : 0);
+}
+
 static int open_path(void)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -69,7 +80,7 @@ static int open_path(void)
         if (fd < 0) return -1;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
             struct stat st;
-            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ftruncate(fd, 0) == 0)) {
+            if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || cut(fd, st.st_size) == 0)) {
                 O.dev = st.st_dev;
                 O.ino = st.st_ino;
                 return fds_keep(fd, move_output);
