@@ -135,11 +135,19 @@ run_one() {
   awk -v a="$t0" -v b="$t1" '{ printf "%.6f %d %.2f\n", b - a, $1, $2 + $3 }' <(tail -1 "$tm")
 }
 
+# paired "A..." "B...": the median of A[i] - B[i], runs of the same round (steadier than the
+# difference of the medians when the machine's speed drifts); empty unless both lists are whole.
+paired() {
+  awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); if (n == 0 || n != split(b, y, " ")) exit
+    for (i = 1; i <= n; i++) d[i] = x[i] - y[i]
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && d[j - 1] > d[j]; j--) { t = d[j]; d[j] = d[j - 1]; d[j - 1] = t }
+    print (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2 }'
+}
 # median V...: the median of the values given ("fail" for none).
 median() { printf '%s\n' "$@" | sort -g | awk 'NF { v[++n] = $1 } END { if (!n) print "fail"; else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 
 # ---- runs ----
-declare -A T=() RSS=() CPU=() EV=() BYTES=()
+declare -A T=() RSS=() CPU=() EV=() BYTES=() DT=() DC=()
 for w in "${WORKLOADS[@]}"; do
   IFS='|' read -r name n sn ln desc <<<"$w"
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then continue; fi
@@ -161,6 +169,8 @@ for w in "${WORKLOADS[@]}"; do
     T[$name,$cfg]=$(median ${times[$cfg]})
     RSS[$name,$cfg]=$(median ${rsss[$cfg]})
     CPU[$name,$cfg]=$(median ${cpus[$cfg]})
+    DT[$name,$cfg]=$(paired "${times[$cfg]}" "${times[untraced]:-}")
+    DC[$name,$cfg]=$(paired "${cpus[$cfg]}" "${cpus[untraced]:-}")
   done
   for cfg in gotrace nostacks; do
     tr="$B/out/$name-$cfg.trace"
@@ -232,6 +242,12 @@ fi
 # ---- the report ----
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-"; else printf "%.2f", a / b }'; }
 fmt_s() { awk -v a="$1" 'BEGIN { if (a == "") print "-"; else printf "%.3f", a }'; }
+# added_per_event PAIRED T U E: ns added per event, from the paired difference (else T - U);
+# "-" when the workload emits almost nothing.
+added_per_event() {
+  awk -v d="$1" -v t="$2" -v u="$3" -v e="$4" 'BEGIN { if (d == "" && t != "") d = t - u
+    if (e < 1000 || d == "") printf "-"; else printf "%.0f", d * 1e9 / e }'
+}
 # cpu_cell NAME TOOL: "; CPU r× (gotrace r×)" against untraced at the tool's N, when the untraced
 # runs took 50 ms of CPU or more (the clock's resolution is 10 ms).
 cpu_cell() {
@@ -290,15 +306,16 @@ report() {
     local per="" cpu="" byt="" mem=""
     for cfg in gotrace nostacks; do
       local e=${EV[$name,$cfg]:-0} t=${T[$name,$cfg]:-}
-      per+=$(awk -v t="$t" -v u="$u" -v e="$e" 'BEGIN { if (e < 1000 || t == "") printf "-"; else printf "%.0f", (t - u) * 1e9 / e }')" / "
-      cpu+=$(awk -v t="${CPU[$name,$cfg]:-}" -v u="${CPU[$name,untraced]}" -v e="$e" 'BEGIN { if (e < 1000 || t == "") printf "-"; else printf "%.0f", (t - u) * 1e9 / e }')" / "
+      per+=$(added_per_event "${DT[$name,$cfg]:-}" "$t" "$u" "$e")" / "
+      cpu+=$(added_per_event "${DC[$name,$cfg]:-}" "${CPU[$name,$cfg]:-}" "${CPU[$name,untraced]}" "$e")" / "
       byt+=$(awk -v b="${BYTES[$name,$cfg]:-0}" -v e="$e" 'BEGIN { if (e == 0) printf "-"; else printf "%.2f", b / e }')" / "
       mem+=$(awk -v a="${RSS[$name,$cfg]:-}" -v b="${RSS[$name,untraced]}" 'BEGIN { if (a == "") printf "-"; else printf "%.1f", (a - b) / 1024 }')" / "
     done
     echo "$row ${per% / } | ${cpu% / } | ${byt% / } | ${mem% / } |"
   done
   echo
-  echo "- ns added per event = (median traced − median untraced) / events in the trace, from wall"
+  echo "- ns added per event = the median over the rounds of (traced − untraced of the same round)"
+  echo "  / events in the trace, from wall"
   echo "  time and from CPU time (user + sys of all threads, 10 ms resolution; on the latency-bound"
   echo "  ping-pong and pipe the CPU figure is the steadier one); \"-\" when the workload emits"
   echo "  almost nothing (a lock taken without waiting emits no event)."
