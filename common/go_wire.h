@@ -62,13 +62,26 @@ enum go_ev {
 };
 
 /* Goroutine statuses (GoStatus, GoStatusStack). */
-enum go_gstatus { GO_G_BAD = 0, GO_G_RUNNABLE = 1, GO_G_RUNNING = 2, GO_G_SYSCALL = 3, GO_G_WAITING = 4 };
+enum go_gstatus {
+    GO_G_BAD = 0,
+    GO_G_RUNNABLE = 1,
+    GO_G_RUNNING = 2,
+    GO_G_SYSCALL = 3,
+    GO_G_WAITING = 4
+};
 /* Proc statuses (ProcStatus). */
-enum go_pstatus { GO_P_BAD = 0, GO_P_RUNNING = 1, GO_P_IDLE = 2, GO_P_SYSCALL = 3, GO_P_SYSCALL_ABANDONED = 4 };
+enum go_pstatus {
+    GO_P_BAD = 0,
+    GO_P_RUNNING = 1,
+    GO_P_IDLE = 2,
+    GO_P_SYSCALL = 3,
+    GO_P_SYSCALL_ABANDONED = 4
+};
 
 /* gotrace's experimental batch (docs/locks.md): its id, and the records it holds, each
  * `type, uvarint ts, uvarint m, uvarint addr` then for a wait `uvarint object reason string,
- * uvarint holder TID (0 unknown; GT_SYNC_HOLDER_G | goroutine id)` and for a release `uvarint stack`. Go's tools ignore it. */
+ * uvarint holder TID (0 unknown; GT_SYNC_HOLDER_G | goroutine id)` and for a release `uvarint
+ * stack`. Go's tools ignore it. */
 #define GT_EXP_SYNC 7
 enum { GT_SYNC_WAIT = 1, GT_SYNC_RELEASE = 2 };
 #define GT_SYNC_HOLDER_G (1ull << 63) /* a holder that is a goroutine id (a thread not started) */

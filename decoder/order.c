@@ -171,7 +171,6 @@ int gd_order_pop(struct gd_order *o, struct gd_tev *ev)
     return 1;
 }
 
-
 static int check_ctx(struct ctx c, int th, int pr, int go, struct gd_err *err)
 {
     if (th == MUST && c.m == NONE) return gd_fail(err, "expected a thread but didn't have one");
@@ -225,7 +224,7 @@ static int range_begin(struct gd_range **r, uint32_t *n, uint32_t *cap, struct g
 {
     if (has_range(*r, *n, t))
         return gd_fail(err, "discovered event already in-flight for when starting event %s",
-                    gd_ev_name(t.typ));
+                       gd_ev_name(t.typ));
     return range_add(r, n, cap, t) ? OOMERR(err) : 0;
 }
 
@@ -235,7 +234,7 @@ static int range_active(struct gd_range **r, uint32_t *n, uint32_t *cap, struct 
     if (initial) {
         if (has_range(*r, *n, t))
             return gd_fail(err, "found named active range already in first gen: %s",
-                        gd_ev_name(t.typ));
+                           gd_ev_name(t.typ));
         return range_add(r, n, cap, t) ? OOMERR(err) : 0;
     }
     if (!has_range(*r, *n, t))
@@ -265,7 +264,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
     uint64_t pid = ev->args[0], st = ev->args[1];
     if (st >= 5)
         return gd_fail(err, "invalid status for proc %llu: %llu", (unsigned long long)pid,
-                    (unsigned long long)st);
+                       (unsigned long long)st);
     uint8_t old = to_state[st];
     struct gd_pstate *s = pget(o, pid);
     if (s) {
@@ -276,7 +275,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
             old = PS_IDLE;
         } else if (s->status != st) {
             return gd_fail(err, "inconsistent status for proc %llu: old %s vs. new %s",
-                        (unsigned long long)pid, pstatus_name(s->status), pstatus_name(st));
+                           (unsigned long long)pid, pstatus_name(s->status), pstatus_name(st));
         }
         s->seqgen = gen;
         s->seq = 0;
@@ -296,8 +295,9 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
             }
         }
         if (!found)
-            return gd_fail(err, "failed to find sched context for proc %llu that's about to be stolen",
-                        (unsigned long long)pid);
+            return gd_fail(err,
+                           "failed to find sched context for proc %llu that's about to be stolen",
+                           (unsigned long long)pid);
     }
     push(o, ev, c);
     return 1;
@@ -326,7 +326,8 @@ static int proc_stop(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
 {
     (void)gen;
     struct gd_pstate *s = pget(o, c.p);
-    if (!s) return gd_fail(err, "event ProcStop for proc (%lld) that doesn't exist", (long long)c.p);
+    if (!s)
+        return gd_fail(err, "event ProcStop for proc (%lld) that doesn't exist", (long long)c.p);
     if (s->status != GO_P_RUNNING && s->status != GO_P_SYSCALL)
         return gd_fail(err, "ProcStop event for proc that's not Running or Syscall");
     if (check_ctx(c, MUST, MUST, MAY, err)) return -1;
@@ -360,17 +361,18 @@ static int proc_steal(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struc
     if (mid == c.m) {
         if (c.p != pid)
             return gd_fail(err,
-                        "tried to self-steal proc %llu (thread %llu), but got proc %lld instead",
-                        (unsigned long long)pid, (unsigned long long)mid, (long long)c.p);
+                           "tried to self-steal proc %llu (thread %llu), but got proc %lld instead",
+                           (unsigned long long)pid, (unsigned long long)mid, (long long)c.p);
         nc->p = NONE;
         push(o, ev, c);
         return 1;
     }
     struct gd_mstate *ms = mget(o, mid);
-    if (!ms) return gd_fail(err, "stole proc from non-existent thread %llu", (unsigned long long)mid);
+    if (!ms)
+        return gd_fail(err, "stole proc from non-existent thread %llu", (unsigned long long)mid);
     if (ms->p != pid)
         return gd_fail(err, "tried to steal proc %llu from thread %llu, but got proc %lld instead",
-                    (unsigned long long)pid, (unsigned long long)mid, (long long)ms->p);
+                       (unsigned long long)pid, (unsigned long long)mid, (long long)ms->p);
     ms->p = NONE;
     push(o, ev, c);
     return 1;
@@ -383,13 +385,13 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     uint64_t gid = ev->args[0], mid = ev->args[1], st = ev->args[2];
     if (st >= 5)
         return gd_fail(err, "invalid status for goroutine %llu: %llu", (unsigned long long)gid,
-                    (unsigned long long)st);
+                       (unsigned long long)st);
     uint8_t old = to_state[st];
     struct gd_gstate *s = gget(o, gid);
     if (s) {
         if (s->status != st)
             return gd_fail(err, "inconsistent status for goroutine %llu: old %s vs. new %s",
-                        (unsigned long long)gid, gstatus_name(s->status), gstatus_name(st));
+                           (unsigned long long)gid, gstatus_name(s->status), gstatus_name(st));
         s->seqgen = gen;
         s->seq = 0;
     } else if (gen == o->initial_gen) {
@@ -397,9 +399,9 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
         old = GS_UNDET;
     } else {
         return gd_fail(err,
-                    "found goroutine status for new goroutine after the first generation: "
-                    "id=%llu status=%s",
-                    (unsigned long long)gid, gstatus_name(st));
+                       "found goroutine status for new goroutine after the first generation: "
+                       "id=%llu status=%s",
+                       (unsigned long long)gid, gstatus_name(st));
     }
     ev->extra = old;
     *nc = c;
@@ -408,22 +410,22 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     } else if (st == GO_G_SYSCALL) {
         if (mid == NONE)
             return gd_fail(err, "found goroutine %llu in syscall without a thread",
-                        (unsigned long long)gid);
+                           (unsigned long long)gid);
         if (mid == c.m) {
             if (gen != o->initial_gen && c.g != gid)
                 return gd_fail(err,
-                            "inconsistent thread for syscalling goroutine %llu: thread has "
-                            "goroutine %lld",
-                            (unsigned long long)gid, (long long)c.g);
+                               "inconsistent thread for syscalling goroutine %llu: thread has "
+                               "goroutine %lld",
+                               (unsigned long long)gid, (long long)c.g);
             nc->g = gid;
         } else {
             struct gd_mstate *ms = mget(o, mid);
             if (ms) {
                 if (ms->g != gid)
                     return gd_fail(err,
-                                "inconsistent thread for syscalling goroutine %llu: thread has "
-                                "goroutine %lld",
-                                (unsigned long long)gid, (long long)ms->g);
+                                   "inconsistent thread for syscalling goroutine %llu: thread has "
+                                   "goroutine %lld",
+                                   (unsigned long long)gid, (long long)ms->g);
                 c.g = ms->g;
             } else if (!mnew(o, mid, gid, NONE)) {
                 return OOMERR(err);
@@ -444,7 +446,7 @@ static int go_create(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
         return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     if (gget(o, ev->args[0]))
         return gd_fail(err, "tried to create goroutine (%llu) that already exists",
-                    (unsigned long long)ev->args[0]);
+                       (unsigned long long)ev->args[0]);
     uint8_t st = ev->type == GO_EV_GO_CREATE_BLOCKED ? GO_G_WAITING : GO_G_RUNNABLE;
     if (!gnew(o, ev->args[0], st, gen)) return OOMERR(err);
     *nc = c;
@@ -459,8 +461,8 @@ static int go_stop_exec(struct gd_order *o, struct gd_tev *ev, uint64_t gen, str
     if (USERGO(c, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
-        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
-                    (long long)c.g);
+        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist",
+                       gd_ev_name(ev->type), (long long)c.g);
     if (s->status != GO_G_RUNNING)
         return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     *nc = c;
@@ -510,8 +512,8 @@ static int go_switch(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct
     if (USERGO(c, err)) return -1;
     struct gd_gstate *cs = gget(o, c.g);
     if (!cs)
-        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist", gd_ev_name(ev->type),
-                    (long long)c.g);
+        return gd_fail(err, "event %s for goroutine (%lld) that doesn't exist",
+                       gd_ev_name(ev->type), (long long)c.g);
     if (cs->status != GO_G_RUNNING)
         return gd_fail(err, "%s event for goroutine that's not Running", gd_ev_name(ev->type));
     uint64_t next = ev->args[0];
@@ -544,7 +546,7 @@ static int syscall_begin(struct gd_order *o, struct gd_tev *ev, uint64_t gen, st
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
         return gd_fail(err, "event GoSyscallBegin for goroutine (%lld) that doesn't exist",
-                    (long long)c.g);
+                       (long long)c.g);
     if (s->status != GO_G_RUNNING)
         return gd_fail(err, "GoSyscallBegin event for goroutine that's not Running");
     s->status = GO_G_SYSCALL;
@@ -554,10 +556,10 @@ static int syscall_begin(struct gd_order *o, struct gd_tev *ev, uint64_t gen, st
     ps->status = GO_P_SYSCALL;
     if (!succeeds(gen, ev->args[0], ps->seqgen, ps->seq))
         return gd_fail(err,
-                    "failed to advance GoSyscallBegin: can't make sequence: %llu (gen=%llu) -> "
-                    "%llu (gen=%llu)",
-                    (unsigned long long)ps->seq, (unsigned long long)ps->seqgen,
-                    (unsigned long long)ev->args[0], (unsigned long long)gen);
+                       "failed to advance GoSyscallBegin: can't make sequence: %llu (gen=%llu) -> "
+                       "%llu (gen=%llu)",
+                       (unsigned long long)ps->seq, (unsigned long long)ps->seqgen,
+                       (unsigned long long)ev->args[0], (unsigned long long)gen);
     ps->seqgen = gen;
     ps->seq = ev->args[0];
     *nc = c;
@@ -573,15 +575,16 @@ static int syscall_end(struct gd_order *o, struct gd_tev *ev, uint64_t gen, stru
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
         return gd_fail(err, "event GoSyscallEnd for goroutine (%lld) that doesn't exist",
-                    (long long)c.g);
+                       (long long)c.g);
     if (s->status != GO_G_SYSCALL)
         return gd_fail(err, "GoSyscallEnd event for goroutine that's not Syscall");
     s->status = GO_G_RUNNING;
     struct gd_pstate *ps = pget(o, c.p);
-    if (!ps) return gd_fail(err, "uninitialized proc %lld found during GoSyscallEnd", (long long)c.p);
+    if (!ps)
+        return gd_fail(err, "uninitialized proc %lld found during GoSyscallEnd", (long long)c.p);
     if (ps->status != GO_P_SYSCALL)
-        return gd_fail(err, "expected proc %lld in state Syscall, but got %s instead", (long long)c.p,
-                    pstatus_name(ps->status));
+        return gd_fail(err, "expected proc %lld in state Syscall, but got %s instead",
+                       (long long)c.p, pstatus_name(ps->status));
     ps->status = GO_P_RUNNING;
     *nc = c;
     push(o, ev, c);
@@ -596,14 +599,14 @@ static int syscall_end_blocked(struct gd_order *o, struct gd_tev *ev, uint64_t g
         struct gd_pstate *ps = pget(o, c.p);
         if (!ps)
             return gd_fail(err, "uninitialized proc %lld found during GoSyscallEndBlocked",
-                        (long long)c.p);
+                           (long long)c.p);
         if (ps->status == GO_P_SYSCALL) return 0;
     }
     if (check_ctx(c, MUST, MAY, MUST, err)) return -1;
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
         return gd_fail(err, "event GoSyscallEndBlocked for goroutine (%lld) that doesn't exist",
-                    (long long)c.g);
+                       (long long)c.g);
     if (s->status != GO_G_SYSCALL)
         return gd_fail(err, "GoSyscallEndBlocked event for goroutine that's not Syscall");
     *nc = c;
@@ -619,7 +622,7 @@ static int create_syscall(struct gd_order *o, struct gd_tev *ev, uint64_t gen, s
     if (check_ctx(c, MUST, MAY, MUSTNOT, err)) return -1;
     if (gget(o, ev->args[0]))
         return gd_fail(err, "tried to create goroutine (%llu) in syscall that already exists",
-                    (unsigned long long)ev->args[0]);
+                       (unsigned long long)ev->args[0]);
     if (!gnew(o, ev->args[0], GO_G_SYSCALL, gen)) return OOMERR(err);
     *nc = c;
     nc->g = ev->args[0];
@@ -635,7 +638,7 @@ static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, uint64_t gen, 
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
         return gd_fail(err, "event GoDestroySyscall for goroutine (%lld) that doesn't exist",
-                    (long long)c.g);
+                       (long long)c.g);
     if (s->status != GO_G_SYSCALL)
         return gd_fail(err, "GoDestroySyscall event for goroutine that's not Syscall");
     if (gdel(o, c.g)) return OOMERR(err);
@@ -647,7 +650,7 @@ static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, uint64_t gen, 
             return gd_fail(err, "found invalid proc %lld during GoDestroySyscall", (long long)c.p);
         if (ps->status != GO_P_SYSCALL)
             return gd_fail(err, "proc %lld in unexpected state %s during GoDestroySyscall",
-                        (long long)c.p, pstatus_name(ps->status));
+                           (long long)c.p, pstatus_name(ps->status));
         ps->status = GO_P_SYSCALL_ABANDONED;
         nc->p = NONE;
         struct gd_tev st = {.type = GO_EV_PROC_STEAL,
@@ -665,13 +668,14 @@ static int task_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
                       struct ctx *nc, struct gd_err *err)
 {
     uint64_t id = ev->args[0];
-    if (gd_hm_get(&o->tmap, id)) return gd_fail(err, "task ID conflict: %llu", (unsigned long long)id);
+    if (gd_hm_get(&o->tmap, id))
+        return gd_fail(err, "task ID conflict: %llu", (unsigned long long)id);
     if (ev->args[1] == 0) ev->args[1] = NONE;
     uint32_t len;
     const char *name = gd_gen_str(g, ev->args[2], &len);
     if (!name)
         return gd_fail(err, "invalid string ID %llu for UserTaskBegin event",
-                    (unsigned long long)ev->args[2]);
+                       (unsigned long long)ev->args[2]);
     uint32_t idx;
     if (o->ntfree) {
         idx = o->tfree[--o->ntfree];
@@ -728,11 +732,11 @@ static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
     const char *name = gd_gen_str(g, ev->args[1], &len);
     if (!name)
         return gd_fail(err, "invalid string ID %llu for %s event", (unsigned long long)ev->args[1],
-                    gd_ev_name(ev->type));
+                       gd_ev_name(ev->type));
     struct gd_gstate *s = gget(o, c.g);
     if (!s)
         return gd_fail(err, "encountered Ev%s without known state for current goroutine %lld",
-                    gd_ev_name(ev->type), (long long)c.g);
+                       gd_ev_name(ev->type), (long long)c.g);
     uint64_t h = gd_strhash(name, len);
     if (ev->type == GO_EV_USER_REGION_BEGIN) {
         size_t cap = s->regcap;
@@ -745,10 +749,10 @@ static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
         if (s->regions[s->nregions - 1].task != ev->args[0] ||
             s->regions[s->nregions - 1].name != h)
             return gd_fail(err,
-                        "misuse of region in goroutine %llu: region end {%llu %.*s} does not "
-                        "match the inner-most active region (task %llu)",
-                        (unsigned long long)c.g, (unsigned long long)ev->args[0], (int)len, name,
-                        (unsigned long long)s->regions[s->nregions - 1].task);
+                           "misuse of region in goroutine %llu: region end {%llu %.*s} does not "
+                           "match the inner-most active region (task %llu)",
+                           (unsigned long long)c.g, (unsigned long long)ev->args[0], (int)len, name,
+                           (unsigned long long)s->regions[s->nregions - 1].task);
         s->nregions--;
     }
     *nc = c;
@@ -803,7 +807,7 @@ static int ranges(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct ct
         struct gd_pstate *ps = pget(o, c.p);
         if (!ps)
             return gd_fail(err, "uninitialized proc %lld found during %s", (long long)c.p,
-                        gd_ev_name(t));
+                           gd_ev_name(t));
         uint64_t d;
         if (t == GO_EV_GC_SWEEP_BEGIN ? range_begin(&ps->ranges, &ps->nranges, &ps->rcap, rt, err)
                                       : range_end(ps->ranges, &ps->nranges, t, &d, err))
@@ -812,22 +816,22 @@ static int ranges(struct gd_order *o, struct gd_tev *ev, uint64_t gen, struct ct
         struct gd_pstate *ps = pget(o, ev->args[0]);
         if (!ps)
             return gd_fail(err, "encountered GCSweepActive for unknown proc %llu",
-                        (unsigned long long)ev->args[0]);
+                           (unsigned long long)ev->args[0]);
         if (range_active(&ps->ranges, &ps->nranges, &ps->rcap, rt, initial, err)) return -1;
     } else if (t == GO_EV_GC_MARK_ASSIST_ACTIVE) {
         struct gd_gstate *gs = gget(o, ev->args[0]);
         if (!gs)
             return gd_fail(err, "uninitialized goroutine %llu found during GCMarkAssistActive",
-                        (unsigned long long)ev->args[0]);
+                           (unsigned long long)ev->args[0]);
         if (range_active(&gs->ranges, &gs->nranges, &gs->rcap, rt, initial, err)) return -1;
     } else { /* STWBegin/End, GCMarkAssistBegin/End: ranges on the running G */
         if (USERGO(c, err)) return -1;
         struct gd_gstate *gs = gget(o, c.g);
         if (!gs)
             return gd_fail(err,
-                        "encountered event of type %d without known state for current "
-                        "goroutine %lld",
-                        t, (long long)c.g);
+                           "encountered event of type %d without known state for current "
+                           "goroutine %lld",
+                           t, (long long)c.g);
         if (t == GO_EV_STW_BEGIN || t == GO_EV_GC_MARK_ASSIST_BEGIN) {
             if (range_begin(&gs->ranges, &gs->nranges, &gs->rcap, rt, err)) return -1;
         } else {

@@ -103,7 +103,6 @@ void gd_valid_free(struct gd_valid *v)
     memset(v, 0, sizeof(*v));
 }
 
-
 static struct gd_vres *res_get(struct gd_valid *v, struct gd_hmap *m, uint64_t id, int create,
                                uint8_t st)
 {
@@ -160,12 +159,14 @@ static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err
         return gd_fail(err, "undetermined %s %lld after first global sync", what, (long long)t.id);
     if (t.new == notexist && isg) {
         struct gd_vrl *l = rlist(v, TR_G, t.id, 0);
-        if (l && l->n) return gd_fail(err, "goroutine %lld died with active ranges", (long long)t.id);
+        if (l && l->n)
+            return gd_fail(err, "goroutine %lld died with active ranges", (long long)t.id);
     }
     struct gd_hmap *m = isg ? &v->gmap : &v->pmap;
     struct gd_vres *s = res_get(v, m, t.id, 0, 0);
     if (s) {
-        if (t.old != s->state) return gd_fail(err, "bad old state for %s %lld", what, (long long)t.id);
+        if (t.old != s->state)
+            return gd_fail(err, "bad old state for %s %lld", what, (long long)t.id);
         s->state = t.new;
     } else {
         if (t.old != undet && t.old != notexist)
@@ -182,21 +183,21 @@ static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err
         s = &v->res[sidx];
         uint64_t *slot = isg ? &v->ms[mi].g : &v->ms[mi].p;
         if (*slot != NONE && *slot != t.id)
-            return gd_fail(err,
-                        "tried to run %s %lld when one was already executing (%lld) on thread %lld",
-                        what, (long long)t.id, (long long)*slot, (long long)ev->m);
+            return gd_fail(
+                err, "tried to run %s %lld when one was already executing (%lld) on thread %lld",
+                what, (long long)t.id, (long long)*slot, (long long)ev->m);
         *slot = t.id;
         s->bound = 1;
         s->bm = ev->m;
     } else if (exec_old) {
         if (!s->bound)
             return gd_fail(err, "stopping %s %lld not bound to any active context", what,
-                        (long long)t.id);
+                           (long long)t.id);
         uint32_t *mi = gd_hm_get(&v->mmap, s->bm);
         uint64_t *slot = isg ? &v->ms[*mi].g : &v->ms[*mi].p;
         if (*slot != t.id)
             return gd_fail(err, "tried to stop %s %lld when it wasn't currently executing", what,
-                        (long long)t.id);
+                           (long long)t.id);
         *slot = NONE;
         s->bound = 0;
     }
@@ -215,7 +216,7 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
         const char *s = gd_gen_str(g, ev->args[0], &len);
         if (!s)
             return gd_fail(err, "found invalid string ID %llu for the stop-the-world kind",
-                        (unsigned long long)ev->args[0]);
+                           (unsigned long long)ev->args[0]);
         name = gd_strhash(s, len) ^ 0x5354570000000000ULL;
         scope = TR_G;
         id = ev->g;

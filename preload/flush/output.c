@@ -61,7 +61,6 @@ static int move_output(int fd)
     return moved;
 }
 
-/* A regular file is truncated; anything else (a device, a FIFO) is written as it is. */
 /* Empties a regular file of size bytes for a new trace, whose header (begin_file) then
  * overwrites its first bytes. A longer file is cut to the header's length, not to 0: ext4
  * takes a cut to 0 for a file being replaced, starts writing the new contents out when it is
@@ -73,6 +72,7 @@ static int cut(int fd, off_t size)
     return ftruncate(fd, size >= (off_t)GO_TRACE_HEADER_LEN ? (off_t)GO_TRACE_HEADER_LEN : 0);
 }
 
+/* A regular file is emptied (cut); anything else (a device, a FIFO) is written as it is. */
 static int open_path(void)
 {
     for (int attempt = 0; attempt < 2; attempt++) {

@@ -120,8 +120,9 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     char *argv[n + 1];                                                                             \
     va_start(ap, first);                                                                           \
     argv[0] = (char *)first;                                                                       \
-    for (size_t i = 1; i <= n; i++)                                                                \
-    argv[i] = va_arg(ap, char *)
+    for (size_t i = 1; i <= n; i++) {                                                              \
+        argv[i] = va_arg(ap, char *);                                                              \
+    }
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
