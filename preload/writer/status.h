@@ -60,38 +60,39 @@ word_move_fast(_Atomic uint64_t *word, uint64_t gen, unsigned mask, unsigned to,
     return MOVE_OK;
 }
 
+/* A move of t's G word: word_move_fast (by a plain store from a state of own, see there), else
+ * the slow path. inc may be NULL (the sequence unchanged). */
+static inline __attribute__((always_inline)) int
+g_move_by(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
+          unsigned own, uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+{
+    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, own, seq0, from, ts) == MOVE_OK)
+        return MOVE_OK;
+    return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
+}
 static inline __attribute__((always_inline)) int
 g_move(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
        uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, 0, seq0, from, ts) == MOVE_OK)
-        return MOVE_OK;
-    return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
+    return g_move_by(gen, t, mask, to, inc, 0, seq0, from, emit, ctx, ts);
 }
 
-/* g_move of t's G by t's owner, from inside a section of generation gen, where a word in gen
- * that is Runnable is moved with a plain store: only its owner leaves Runnable (wakers move
- * Waiting words only), and the flusher claims a newer generation only once every section of
- * gen has ended (word_move_fast's own). A Waiting word is still moved by CAS (a waker may move
- * it). */
-static inline __attribute__((always_inline)) int
-g_move_owner(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-             uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
+/* The same for P's word, adding inc to its sequence. */
+static inline __attribute__((always_inline)) int p_move_by(uint64_t gen, struct gt_p *p,
+                                                           unsigned mask, unsigned to, unsigned inc,
+                                                           unsigned own, uint64_t *seq0,
+                                                           gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    if (word_move_fast(&t->gword, gen, mask, to, inc, 0, SMASK(GO_G_RUNNABLE), seq0, from, ts) ==
-        MOVE_OK)
+    unsigned from;
+    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, own, seq0, &from, ts) == MOVE_OK)
         return MOVE_OK;
-    return g_move_slow(gen, t, mask, to, inc, seq0, from, emit, ctx, ts);
+    return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
 }
-
 static inline __attribute__((always_inline)) int p_move(uint64_t gen, struct gt_p *p, unsigned mask,
                                                         unsigned to, unsigned inc, uint64_t *seq0,
                                                         gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    unsigned from;
-    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, 0, seq0, &from, ts) == MOVE_OK)
-        return MOVE_OK;
-    return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
+    return p_move_by(gen, p, mask, to, inc, 0, seq0, emit, ctx, ts);
 }
 /* g_move (adding nothing to the sequence) and p_move of the owner's own words in states only
  * it leaves (mask), by plain stores (word_move_fast's own). */
@@ -99,19 +100,13 @@ static inline __attribute__((always_inline)) int
 g_move_own(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, uint64_t *seq0,
            unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    if (word_move_fast(&t->gword, gen, mask, to, NULL, 0, mask, seq0, from, ts) == MOVE_OK)
-        return MOVE_OK;
-    static const uint8_t inc0[8] = {0};
-    return g_move_slow(gen, t, mask, to, inc0, seq0, from, emit, ctx, ts);
+    return g_move_by(gen, t, mask, to, NULL, mask, seq0, from, emit, ctx, ts);
 }
 static inline __attribute__((always_inline)) int
 p_move_own(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc, uint64_t *seq0,
            gt_emit_fn emit, void *ctx, uint64_t *ts)
 {
-    unsigned from;
-    if (word_move_fast(&p->word, gen, mask, to, NULL, inc, mask, seq0, &from, ts) == MOVE_OK)
-        return MOVE_OK;
-    return p_move_slow(gen, p, mask, to, inc, seq0, emit, ctx, ts);
+    return p_move_by(gen, p, mask, to, inc, mask, seq0, emit, ctx, ts);
 }
 /* At a generation switch (flusher): claims gen for t's G and P where nobody did yet. Statuses
  * of a thread that runs (tid != 0) go to own(own_ctx); those of a created, not yet started

@@ -94,12 +94,16 @@ static inline __attribute__((always_inline)) int wr_g_move(struct gt_writer *w, 
 {
     return g_move(w->gen, t, mask, to, inc, seq0, from, wr_emit_fn, w, &w->ts);
 }
-/* wr_g_move of the writer's own G, Runnable moved by a plain store (status.h g_move_owner). */
+/* wr_g_move of the writer's own G, where a word in the section's generation that is Runnable
+ * is moved with a plain store: only its owner leaves Runnable (wakers move Waiting words only),
+ * and the flusher claims a newer generation only once every section of gen has ended
+ * (status.h word_move_fast's own). A Waiting word is still moved by CAS (a waker may move it). */
 static inline __attribute__((always_inline)) int wr_g_move_owner(struct gt_writer *w, unsigned mask,
                                                                  unsigned to, const uint8_t inc[8],
                                                                  uint64_t *seq0, unsigned *from)
 {
-    return g_move_owner(w->gen, w->t, mask, to, inc, seq0, from, wr_emit_fn, w, &w->ts);
+    return g_move_by(w->gen, w->t, mask, to, inc, SMASK(GO_G_RUNNABLE), seq0, from, wr_emit_fn, w,
+                     &w->ts);
 }
 static inline __attribute__((always_inline)) int wr_p_move(struct gt_writer *w, struct gt_p *p,
                                                            unsigned mask, unsigned to, unsigned inc,
