@@ -1,4 +1,5 @@
 /* fatal.c: the last write before a fatal signal's default action. See fatal.h. */
+#include "pages.h"
 #include "fatal.h"
 
 #include "flusher.h"
@@ -17,11 +18,11 @@ static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
                                     SIGBUS,  SIGILL, SIGFPE, SIGABRT};
 
 static struct {
-    atomic_int owned[NSIG];      /* the tracer's handler is installed for the signal */
-    struct sigaction view[NSIG]; /* what the program sees (it set SIG_DFL, or nothing) */
     _Atomic uint32_t dying;      /* futex word: a fatal signal is being handled */
     pid_t pid;                   /* the process the tracer belongs to (not a vfork child) */
-} S;
+    atomic_int owned[NSIG];      /* the tracer's handler is installed for the signal */
+    struct sigaction view[NSIG]; /* what the program sees (it set SIG_DFL, or nothing) */
+} S GT_BIG; /* what start-up touches first: the views of the fatal signals lie in its first page */
 
 int fatal_owns(int sig)
 {

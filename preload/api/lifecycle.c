@@ -5,6 +5,7 @@
  * locked out, so the child repairs them (intern.h); the child forgets the parent's threads,
  * keeps its own in-memory tables, and traces to its own file from file generation 1, while the
  * internal generation number goes on increasing. */
+#include "pages.h"
 #include "lifecycle.h"
 
 #include "arena.h"
@@ -38,7 +39,7 @@
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 #define ABORT_WAIT_MS 5000 /* the last write before abort() */
 static atomic_int init_state;
-static struct gt_config cfg;
+static struct gt_config cfg GT_BIG;
 static unsigned image;
 static pid_t tracer_pid;
 static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
@@ -87,10 +88,7 @@ static void fork_parent(void)
  * it never names the parent's file. */
 static int forked_path(char *path, size_t size)
 {
-    static char a[GT_PATH_MAX], b[GT_PATH_MAX]; /* not on the stack: see fork_child */
-    if (config_expand_path(cfg.out_pattern, 1, a, sizeof a) != 0 ||
-        config_expand_path(cfg.out_pattern, 2, b, sizeof b) != 0 || strcmp(a, b) != 0)
-        return 0;
+    if (config_path_has_pid(cfg.out_pattern)) return 0;
     size_t len = strlen(path);
     return snprintf(path + len, size - len, ".%ld", (long)getpid()) < (int)(size - len) ? 0 : -1;
 }
@@ -117,7 +115,7 @@ static void fork_child(void)
     gt_self = NULL;
     gen_fork_child(); /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
-    static char path[GT_PATH_MAX]; /* the child runs this alone, maybe on a small stack */
+    static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
     if (fork_traced) {
         buf_fork_child();
         thread_fork_child();
@@ -183,7 +181,7 @@ void tr_init(void)
     fence_init();
     plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
-    static char path[GT_PATH_MAX]; /* once; maybe on a small stack (the first hook) */
+    static char path[GT_PATH_MAX] GT_BIG; /* once; maybe on a small stack (the first hook) */
     image = image_of_process();
     if (config_expand_path(cfg.out_pattern, (long)getpid(), path, sizeof path) != 0 ||
         image_path(path, sizeof path, image) != 0 ||

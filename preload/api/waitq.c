@@ -3,6 +3,7 @@
  * cleared by whoever dequeues it, and read without the lock only to find the bucket, then
  * checked again under the lock. Under the lock, the bucket's threads
  * are its solo waiter (the word's) and then its list, oldest first (each_locked). */
+#include "pages.h"
 #include "waitq.h"
 
 #include "hang.h"
@@ -14,7 +15,7 @@
 #include <sched.h>
 #include <stddef.h>
 
-struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS];
+struct waitq_bucket waitq_buckets[WAITQ_NBUCKETS] GT_BIG;
 
 _Static_assert(_Alignof(struct gt_wait) > WAITQ_BITS, "the word's bits are a node's low bits");
 

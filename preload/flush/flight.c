@@ -1,4 +1,5 @@
 /* flight.c: the flight recorder's ring of encoded generations. See flight.h. */
+#include "pages.h"
 #include "flight.h"
 
 #include "clock.h"
@@ -30,8 +31,9 @@ static struct {
     size_t n, size;
     uint64_t number, last_end_ns;
     unsigned dumps;
-    char path[GT_PATH_MAX];
 } L;
+/* The path dumps are named after, apart from L: every process reads L.on. */
+static char dump_base[GT_PATH_MAX] GT_BIG;
 
 void flight_init(uint32_t window_s, uint32_t cap_mb, const char *path)
 {
@@ -39,8 +41,8 @@ void flight_init(uint32_t window_s, uint32_t cap_mb, const char *path)
     L.window_ns = (uint64_t)window_s * 1000000000ull;
     L.cap = (size_t)cap_mb << 20;
     L.last_end_ns = gt_now_ns();
-    snprintf(L.path, sizeof L.path, "%s", path);
-    if (L.on) gen_set_output_name(L.path);
+    snprintf(dump_base, sizeof dump_base, "%s", path);
+    if (L.on) gen_set_output_name(dump_base);
 }
 
 int flight_on(void)
@@ -113,12 +115,12 @@ static size_t renumber(const struct kept *k, uint64_t gen, uint8_t *out)
 /* Dump n's path: the output path, then <stem>-dump<n>.trace. */
 static void dump_path(char *out, size_t size, unsigned n)
 {
-    size_t len = strlen(L.path);
-    const char *ext = len >= 6 && strcmp(L.path + len - 6, ".trace") == 0 ? ".trace" : "";
+    size_t len = strlen(dump_base);
+    const char *ext = len >= 6 && strcmp(dump_base + len - 6, ".trace") == 0 ? ".trace" : "";
     if (n == 1)
-        snprintf(out, size, "%s", L.path);
+        snprintf(out, size, "%s", dump_base);
     else
-        snprintf(out, size, "%.*s-dump%u%s", (int)(len - strlen(ext)), L.path, n, ext);
+        snprintf(out, size, "%.*s-dump%u%s", (int)(len - strlen(ext)), dump_base, n, ext);
 }
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
@@ -170,5 +172,5 @@ void flight_fork_child(const char *path)
         drop_oldest();
     L.dumps = 0;
     L.last_end_ns = gt_now_ns();
-    snprintf(L.path, sizeof L.path, "%s", path);
+    snprintf(dump_base, sizeof dump_base, "%s", path);
 }

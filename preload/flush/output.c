@@ -1,4 +1,5 @@
 /* output.c: the trace file. See output.h for the invariants. */
+#include "pages.h"
 #include "output.h"
 
 #include "arena.h"
@@ -89,7 +90,7 @@ static int open_path(void)
             return -1;
         }
         REAL(close)(fd);
-        static char taken[GT_PATH_MAX]; /* one opener at a time: set-up, or the flusher */
+        static char taken[GT_PATH_MAX] GT_BIG; /* one opener at a time: set-up, or the flusher */
         snprintf(taken, sizeof taken, "%s", O.path);
         gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
                taken, (long)getpid(), taken, (long)getpid());

@@ -1,4 +1,5 @@
 /* modules.c: the loaded code modules, for recovery. See modules.h for the invariants. */
+#include "pages.h"
 #include "modules.h"
 
 #include "arena.h"
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 static struct gt_live_module *list; /* GT_LIVE_MODULES entries in the live file */
-static char exe[sizeof list->path];
+static char exe[sizeof list->path] GT_BIG;
 
 static int known(const struct gt_live_head *h, const struct gt_live_module *m)
 {

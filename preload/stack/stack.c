@@ -50,12 +50,27 @@ int stack_init(int max_depth, int enabled)
     depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;
     capture = enabled;
     if (!enabled) return 0;
-    /* Per-thread caches: no libunwind lock (its locks are pthread mutexes, which we hook). This
-     * policy governs libunwind's DWARF register-state cache (used on trace-cache misses), not
-     * the trace cache of unw_backtrace, which is not used: general_backtrace). */
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     (void)walk_init(); /* without its cache, walks read the unwind tables each time */
     return 0;
+}
+
+/* libunwind's caching policy, set before its first walk rather than at start-up: setting it
+ * initialises libunwind (11 pages touched), which most processes never need. Per-thread caches:
+ * no libunwind lock (its locks are pthread mutexes, which we hook). The policy governs
+ * libunwind's DWARF register-state cache, not the trace cache of unw_backtrace, which is not
+ * used (general_backtrace). 0 while another thread, or the thread a signal handler interrupted,
+ * is setting it: that walk is skipped (libunwind must not change policy under a walk, whose
+ * lock would then be left held and its signals blocked). A child forked meanwhile never walks
+ * with libunwind: the lock it was initialising under may be held by a thread that is gone. */
+static int unw_ready(void)
+{
+    static atomic_int state; /* 0 unset, 1 being set, 2 set */
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (s == 2) return 1;
+    if (s != 0 || !atomic_compare_exchange_strong(&state, &s, 1)) return 0;
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    atomic_store_explicit(&state, 2, memory_order_release);
+    return 1;
 }
 
 /* libunwind's walk, for stacks with a frame the fast walker cannot model: step by step, not
@@ -67,6 +82,7 @@ GOTRACE_API_FN static int general_backtrace(uintptr_t *pcs, int max)
     unw_context_t uc;
     unw_cursor_t cur;
     int n = 0, cancel;
+    if (!unw_ready()) return 0;
     /* Not cancelled in here (libunwind may write() to its validation pipe, a cancellation
      * point): the event being written would vanish from the trace. */
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);

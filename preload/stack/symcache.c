@@ -7,6 +7,7 @@
  * static object (sym_data) is a line "~OFFSET\tNAME" (NAME empty: none). The modules
  * come from dl_iterate_phdr and their build IDs from their PT_NOTE segments in memory: a hit
  * reads no ELF file and never starts libdwfl. */
+#include "pages.h"
 #include "symcache.h"
 
 #include "config.h"
@@ -47,7 +48,7 @@ struct symcache_module {
     size_t cap; /* power of two; at most half full */
 };
 
-static char dir[GT_PATH_MAX];
+static char dir[GT_PATH_MAX] GT_BIG;
 static int dir_made;
 static struct symcache_module *mods;
 static size_t nmods, cap_mods; /* mods grows by doubling */

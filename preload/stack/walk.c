@@ -10,12 +10,13 @@
 #include "walk.h"
 
 #include "cfi.h"
+#include "pages.h"
 
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#define FIRST_LOG 10
+#define FIRST_LOG 8 /* 4 KiB: one page */
 #define LAST_LOG 15
 #define PROBES 8
 /* A caller's frame lies within this of the callee's. */
@@ -41,6 +42,7 @@ int walk_init(void)
     void *p = mmap(NULL, sizeof(struct slot) * slots, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return -1;
+    gt_touch_pages(p, sizeof(struct slot) << FIRST_LOG); /* every walk probes it */
     atomic_store_explicit(&cur_log, FIRST_LOG, memory_order_relaxed);
     cache = p;
     return 0;

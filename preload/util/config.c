@@ -12,6 +12,7 @@
  *    the fixed arrays of struct gt_config; messages are built in stack buffers. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,8 +21,9 @@
 
 void config_defaults(struct gt_config *c)
 {
-    memset(c, 0, sizeof *c);
+    memset(c, 0, offsetof(struct gt_config, out_pattern));
     memcpy(c->out_pattern, DEFAULT_OUT, sizeof DEFAULT_OUT);
+    c->symcache[0] = '\0';
     c->period_ms = 1000;
     c->stacks = 1;
     c->stack_depth = 32;
@@ -239,4 +241,13 @@ int config_expand_path(const char *pattern, long pid, char *out, size_t outsz)
     }
     out[rc == 0 ? pos : 0] = '\0';
     return rc;
+}
+
+int config_path_has_pid(const char *pattern)
+{
+    for (const char *p = pattern; *p != '\0'; p++) {
+        if (p[0] == '%' && p[1] == 'p') return 1;
+        if (p[0] == '%' && p[1] == '%') p++;
+    }
+    return 0;
 }

@@ -9,8 +9,9 @@
 
 #define GT_PATH_MAX 4096
 
+/* The strings last: config_defaults zeroes the fields before them and writes each string's
+ * first bytes, so a start-up touches two pages of it, not all three. */
 struct gt_config {
-    char out_pattern[GT_PATH_MAX]; /* GOTRACE_OUT, default "gotrace.%p.trace" */
     uint32_t period_ms;            /* GOTRACE_PERIOD_MS, default 1000, range 10..3600000 */
     int stacks;                    /* GOTRACE_STACKS, default 1 (0 or 1) */
     uint32_t stack_depth;          /* GOTRACE_STACK_DEPTH, default 32, range 1..128 */
@@ -34,6 +35,7 @@ struct gt_config {
                                       so a killed run can be recovered (util/arena.h); 0 = off */
     uint32_t hang_ms;              /* GOTRACE_HANG_MS: report a deadlock or a wait on a blocked
                                       holder this old, default 0 (off), range 0..3600000 */
+    char out_pattern[GT_PATH_MAX]; /* GOTRACE_OUT, default "gotrace.%p.trace" */
     char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default
                                       $XDG_CACHE_HOME/gotrace or $HOME/.cache/gotrace; "" = off
                                       (GOTRACE_SYMCACHE=0, or neither variable set) */
@@ -45,4 +47,6 @@ void config_defaults(struct gt_config *c);
 void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_fn warn);
 /* Expand %p (pid) and %% in pattern into out (size outsz). Returns 0, or -1 if too long. */
 int config_expand_path(const char *pattern, long pid, char *out, size_t outsz);
+/* Whether config_expand_path puts the pid in pattern's expansion (it has a %p). */
+int config_path_has_pid(const char *pattern);
 #endif

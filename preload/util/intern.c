@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "log.h"
+#include "pages.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -24,7 +25,7 @@
 #define DEAD_ID 0xffffffffu    /* a claimed slot whose insert failed: never matches */
 #define WAIT_SPINS (1u << 10)  /* pause loops before yielding while a slot is being filled */
 #define WAIT_YIELDS (1u << 14) /* yields before giving up (the filler may be our own thread) */
-#define FIRST_LOG 10u          /* the first level's slots: 2^10 (8 KiB, two pages) */
+#define FIRST_LOG 9u           /* the first level's slots: 2^9 (4 KiB, one page) */
 #define ABSENT UINT64_MAX      /* probe: not in this level, look in the next */
 #define AGAIN (UINT64_MAX - 1) /* probe: the level changed meanwhile, look in it again */
 
@@ -141,6 +142,7 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     s->segs = arena_alloc(ARENA_TABLES, s->nsegs * sizeof *s->segs, s->nsegs * sizeof *s->segs);
     struct intern_chunk *c = chunk_new();
     if (!s->slots || !s->segs || !c) return -1;
+    gt_touch_pages(s->slots, sizeof *s->slots << s->first_log); /* every lookup probes it */
     atomic_store_explicit(&s->chunk, c, memory_order_release);
     int listed = 0;
     for (int i = 0; i < nsets; i++)

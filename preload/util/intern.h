@@ -8,7 +8,7 @@
  * entry has one mark word per generation parity: intern_foreach_marked(gen) is race-free as
  * long as nobody marks gen or gen + 2 while it runs. When the set is full, intern_insert
  * returns 0 and warns once.
- * Levels: the slots grow without moving a key. Level 0 has 2^10 slots (fewer if the set is
+ * Levels: the slots grow without moving a key. Level 0 has 2^9 slots (fewer if the set is
  * smaller), each next level twice as many, up to 2^log2_slots; new keys go to the top level
  * until half of it is taken, then to the next. A lookup probes the levels from the first, each
  * until an empty slot, so a process that stores little touches the first pages only (a flat

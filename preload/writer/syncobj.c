@@ -7,6 +7,7 @@
  * Two threads claiming one object while the top moves may give it two slots (a name is then
  * found by one of them). A placeholder is
  * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
+#include "pages.h"
 #include "syncobj.h"
 
 #include "gen.h"
@@ -36,18 +37,18 @@ struct slot {
 };
 static atomic_uint named_objects;
 #define NOT_STATIC UINT64_MAX
-static struct slot slots[(2u << LAST_LOG) - (1u << FIRST_LOG)]; /* the levels, in order */
+static struct slot slots[(2u << LAST_LOG) - (1u << FIRST_LOG)] GT_BIG; /* the levels, in order */
 static _Atomic unsigned top_log = FIRST_LOG; /* the level objects claim slots in */
 
 struct rec {
     uint8_t type;
     uint64_t ts, m, addr, a, b;
 };
+static struct rec recs[2][RING] GT_BIG; /* a ring per generation parity */
 static struct {
-    struct rec r[RING];
     atomic_uint n; /* records claimed (may pass RING: those are dropped) */
     atomic_int kicked;
-} rings[2];
+} rings[2]; /* apart from the records: read at every switch, among the small variables */
 
 /* addr's slot in the level of 2^log slots, claimed if claim and its window has room; NULL if
  * neither. */
@@ -131,7 +132,7 @@ static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t
     if (i == RING / 2 && !atomic_exchange(&rings[par].kicked, 1))
         gen_kick(); /* half full: end this generation soon */
     if (i >= RING) return;
-    struct rec *r = &rings[par].r[i];
+    struct rec *r = &recs[par][i];
     r->type = type;
     r->ts = w->ts ? w->ts : gt_now();
     r->m = (uint64_t)atomic_load_explicit(&w->t->tid, memory_order_relaxed);
@@ -248,7 +249,7 @@ void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
     unsigned par = (unsigned)(gen & 1);
     unsigned n = atomic_load(&rings[par].n);
     if (n > RING) n = RING;
-    static uint8_t payload[GO_MAX_BATCH_PAYLOAD];
+    static uint8_t payload[GO_MAX_BATCH_PAYLOAD] GT_BIG;
     size_t len = 0;
     for (unsigned i = 0; i <= n; i++) {
         if (i == n || len + 7 * GO_MAX_UVARINT_LEN > sizeof payload) { /* flush the batch */
@@ -263,7 +264,7 @@ void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
             len = 0;
             if (i == n) break;
         }
-        const struct rec *r = &rings[par].r[i];
+        const struct rec *r = &recs[par][i];
         payload[len++] = r->type;
         const uint64_t v[5] = {r->ts, r->m, r->addr, r->a, r->b};
         for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4); k++)

@@ -432,6 +432,19 @@ Test(config, expand_basic)
     expand_ok("%p", 4194304, "4194304");
 }
 
+/* has_pid says whether the expansion depends on the pid: it agrees with two expansions. */
+Test(config, path_has_pid_agrees_with_the_expansion)
+{
+    const char *pats[] = {"gotrace.%p.trace", "plain", "",  "%p", "%%p",    "%%%p",    "100%%",
+                          "a%xb%d",           "end%",  "%", "%%", "x%%%%p", "x%%%%%p", "%pp"};
+    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+        char a[64], b[64];
+        cr_assert_eq(config_expand_path(pats[i], 1, a, sizeof a), 0);
+        cr_assert_eq(config_expand_path(pats[i], 2, b, sizeof b), 0);
+        cr_assert_eq(config_path_has_pid(pats[i]), strcmp(a, b) != 0, "pattern \"%s\"", pats[i]);
+    }
+}
+
 Test(config, expand_exact_fit_and_overflow)
 {
     char out[8];

@@ -126,26 +126,26 @@ Test(intern, arena_spans_chunks)
     }
 }
 
-/* Keys go to the first level (2^10 slots) until half of it is taken, then to the next ones:
+/* Keys go to the first level (2^9 slots) until half of it is taken, then to the next ones:
  * every key keeps its id, and a set that stores little touches its first level only. */
 Test(intern, levels_grow_without_moving_keys)
 {
     struct intern_set s;
     cr_assert_eq(intern_init(&s, "test", 13), 0);
-    cr_assert_eq(s.nlevels, 4);
-    cr_assert_eq(s.nslots, 1024 + 2048 + 4096 + 8192);
+    cr_assert_eq(s.nlevels, 5);
+    cr_assert_eq(s.nslots, 512 + 1024 + 2048 + 4096 + 8192);
     char k[32];
-    for (int i = 0; i < 512; i++) {
+    for (int i = 0; i < 256; i++) {
         snprintf(k, sizeof k, "key%d", i);
         cr_assert_eq(put(&s, k), (uint64_t)i + 1);
     }
-    for (uint64_t i = 1024; i < s.nslots; i++)
+    for (uint64_t i = 512; i < s.nslots; i++)
         cr_assert_eq(atomic_load(&s.slots[i]), 0, "slot %lu of a later level", (unsigned long)i);
-    for (int i = 512; i < 6144; i++) {
+    for (int i = 256; i < 6144; i++) {
         snprintf(k, sizeof k, "key%d", i);
         cr_assert_eq(put(&s, k), (uint64_t)i + 1);
     }
-    cr_assert_eq(atomic_load(&s.top), 3);
+    cr_assert_eq(atomic_load(&s.top), 4);
     for (int i = 0; i < 6144; i++) {
         snprintf(k, sizeof k, "key%d", i);
         cr_assert_eq(put(&s, k), (uint64_t)i + 1, "key%d keeps its id", i);
