@@ -316,6 +316,9 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
     }
     if (gt_self) return NULL;                  /* inside the tracer, or after the thread's exit */
     if (!tr_in_own_process()) return NULL;     /* a vfork child: the parent's state */
-    if (flusher_lazy()) flusher_need_thread(); /* a thread the tracer did not see start */
+    /* A thread the tracer did not see start: the flusher thread is needed. Not the main thread
+     * (adopted here when a constructor calls first, or anew in a forked child, where the
+     * thread that forked is the main one): a program with one thread still has one. */
+    if (flusher_lazy() && gettid() != getpid()) flusher_need_thread();
     return tr_adopt(NULL);
 }

@@ -5,7 +5,9 @@
 # written at its end (valid trace, its waits and system calls in it); when it dies of SIGSEGV a
 # child forked without fork handlers writes them (valid, no live file left, no recover needed);
 # one that stays busy gets the flusher thread once a generation is due (several generations);
-# one that starts a thread gets it then (the worker's events in the trace).
+# one that starts a thread gets it then (the worker's events in the trace). Its forked child
+# keeps one thread too (it started the flusher thread when the tracer adopted its thread anew:
+# 0.3 ms a fork), and writes its own valid trace with its sleeps.
 
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 ulimit -c 0 # the crash leaves no core file
@@ -18,6 +20,21 @@ expect_status "report traced" 0
 assert_eq "$(cat "$RUN_OUT")" "single-threaded 1, threads 1" "traced report"
 validate "$RUN_TRACE"
 assert_eq "$(blocks "$RUN_TRACE" 1 sleep)" 20 "main's sleeps"
+
+plain_run plainfork -- "$prog" fork
+expect_status "fork untraced" 0
+want=$'child: single-threaded 1, threads 1\nsingle-threaded 1, threads 1'
+assert_eq "$(cat "$RUN_OUT")" "$want" "untraced fork report"
+trace_run fork -- "$prog" fork
+expect_status "fork traced" 0
+assert_eq "$(cat "$RUN_OUT")" "$want" "traced fork report"
+validate "$RUN_TRACE"
+child=$(ls "$RUN_TRACE".* 2>/dev/null | head -n1)
+[ -n "$child" ] || fail "no trace of the forked child"
+validate "$child"
+gc=$("$GT_BUILD/gotrace" summary "$child" | awk '$1 == "main" { print $2 }')
+assert_eq "$(echo "$gc" | grep -c .)" 1 "the forked child's main thread"
+assert_eq "$(blocks "$child" "$gc" sleep)" 20 "the forked child's sleeps"
 
 trace_run crash -- "$prog" crash
 assert_eq "$RUN_STATUS" 139 "status of the crash (SIGSEGV)"

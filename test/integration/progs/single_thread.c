@@ -3,13 +3,15 @@
  * the process has. "crash": the same calls, then a store to address 0 (SIGSEGV). "busy MS":
  * 1-byte pipe round trips on its one thread for MS milliseconds, then prints "round trips N".
  * "thread": the calls, then starts and joins a thread (worker) that makes them too; prints
- * "joined". */
+ * "joined". "fork": the calls, then a forked child makes them and prints its own report
+ * ("child: ..."), then the parent prints its report. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +71,19 @@ int main(int argc, char **argv)
         if (pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL)) return 2;
         puts("joined");
         return 0;
+    }
+    if (!strcmp(mode, "fork")) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) return 2;
+        if (pid == 0) {
+            calls();
+            printf("child: single-threaded %d, threads %d\n", (int)__libc_single_threaded,
+                   tasks());
+            return 0;
+        }
+        int st;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return 2;
     }
     printf("single-threaded %d, threads %d\n", (int)__libc_single_threaded, tasks());
     return 0;
