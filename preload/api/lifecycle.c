@@ -314,8 +314,8 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
         tr_init();
         if (!gen_on_acquire()) return NULL;
     }
-    if (gt_self) return NULL;                  /* inside the tracer, or after the thread's exit */
-    if (!tr_in_own_process()) return NULL;     /* a vfork child: the parent's state */
+    if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
+    if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
     /* A thread the tracer did not see start: the flusher thread is needed. Not the main thread
      * (adopted here when a constructor calls first, or anew in a forked child, where the
      * thread that forked is the main one): a program with one thread still has one. */
