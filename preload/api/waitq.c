@@ -414,9 +414,11 @@ GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_
     void *key = (void *)(uintptr_t)th;
     struct waitq_bucket *b = waitq_bucket_of(key);
     bucket_lock(b);
-    /* holder < 0: not started, so not ended either; 0: its record has ended (or it is untraced) */
+    /* holder < 0: not started when looked up, but it may have run and ended since (its creator
+     * cleared any earlier end of the same handle first: waitq_thread_created); 0: its record
+     * has ended (or it is untraced). */
     int traced =
-        (holder < 0 || !ended(b, key, holder)) && tr_block_on(self, GT_R_JOIN, key, holder);
+        !ended(b, key, holder > 0 ? holder : 0) && tr_block_on(self, GT_R_JOIN, key, holder);
     if (traced) {
         number(b, &self->wait);
         add_locked(b, key, &self->wait);

@@ -164,7 +164,7 @@ void *arena_alloc(enum arena_region region, size_t size, size_t ready)
     spin_lock(&A.lock);
     if (A.base && A.used[region] + size <= region_end[region]) {
         p = A.base + A.used[region];
-        if (back(p, ready) == 0)
+        if (!ready || back(p, ready) == 0) /* (a populate of 0 bytes is a system call still) */
             A.used[region] += size;
         else
             p = NULL;
