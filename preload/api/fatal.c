@@ -1,9 +1,9 @@
 /* fatal.c: the last write before a fatal signal's default action. See fatal.h. */
-#include "pages.h"
 #include "fatal.h"
 
 #include "flusher.h"
 #include "gen.h"
+#include "pages.h"
 #include "real.h"
 #include "thread.h"
 

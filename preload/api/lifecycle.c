@@ -5,23 +5,23 @@
  * locked out, so the child repairs them (intern.h); the child forgets the parent's threads,
  * keeps its own in-memory tables, and traces to its own file from file generation 1, while the
  * internal generation number goes on increasing. */
-#include "pages.h"
 #include "lifecycle.h"
 
 #include "arena.h"
 #include "buf.h"
 #include "clock.h"
 #include "config.h"
-#include "fatal.h"
 #include "cpuprof.h"
+#include "fatal.h"
+#include "fence.h"
 #include "flusher.h"
 #include "hang.h"
 #include "intern.h"
 #include "log.h"
 #include "modules.h"
+#include "pages.h"
 #include "plainlock.h"
 #include "real.h"
-#include "fence.h"
 #include "stack.h"
 #include "strtab.h"
 #include "symcache.h"

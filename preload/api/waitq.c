@@ -3,11 +3,11 @@
  * cleared by whoever dequeues it, and read without the lock only to find the bucket, then
  * checked again under the lock. Under the lock, the bucket's threads
  * are its solo waiter (the word's) and then its list, oldest first (each_locked). */
-#include "pages.h"
 #include "waitq.h"
 
 #include "hang.h"
 #include "invariant.h"
+#include "pages.h"
 #include "stack.h"
 #include "tracer.h"
 

@@ -1,5 +1,4 @@
 /* flight.c: the flight recorder's ring of encoded generations. See flight.h. */
-#include "pages.h"
 #include "flight.h"
 
 #include "clock.h"
@@ -8,6 +7,7 @@
 #include "gen.h"
 #include "go_wire.h"
 #include "log.h"
+#include "pages.h"
 #include "real.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
 /* output.c: the trace file. See output.h for the invariants. */
-#include "pages.h"
 #include "output.h"
 
 #include "arena.h"
@@ -9,6 +8,7 @@
 #include "go_wire.h"
 #include "invariant.h"
 #include "log.h"
+#include "pages.h"
 #include "real.h"
 #include "spinlock.h"
 

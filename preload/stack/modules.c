@@ -1,8 +1,8 @@
 /* modules.c: the loaded code modules, for recovery. See modules.h for the invariants. */
-#include "pages.h"
 #include "modules.h"
 
 #include "arena.h"
+#include "pages.h"
 
 #include <limits.h>
 #include <link.h>

@@ -7,11 +7,11 @@
  * static object (sym_data) is a line "~OFFSET\tNAME" (NAME empty: none). The modules
  * come from dl_iterate_phdr and their build IDs from their PT_NOTE segments in memory: a hit
  * reads no ELF file and never starts libdwfl. */
-#include "pages.h"
 #include "symcache.h"
 
 #include "config.h"
 #include "fds.h"
+#include "pages.h"
 #include "strtab.h"
 
 #include <elf.h>

@@ -7,12 +7,12 @@
  * Two threads claiming one object while the top moves may give it two slots (a name is then
  * found by one of them). A placeholder is
  * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
-#include "pages.h"
 #include "syncobj.h"
 
 #include "gen.h"
 #include "go_wire.h"
 #include "gt_live.h"
+#include "pages.h"
 #include "stack.h"
 #include "strtab.h"
 #include "symbolize.h"
