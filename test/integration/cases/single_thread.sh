@@ -23,8 +23,10 @@ assert_eq "$(blocks "$RUN_TRACE" 1 sleep)" 20 "main's sleeps"
 
 plain_run plainfork -- "$prog" fork
 expect_status "fork untraced" 0
-want=$'child: single-threaded 1, threads 1\nsingle-threaded 1, threads 1'
-assert_eq "$(cat "$RUN_OUT")" "$want" "untraced fork report"
+want=$(cat "$RUN_OUT") # a sanitizer runtime starts a thread of its own in the child
+[ -n "$GT_SANITIZER" ] ||
+    assert_eq "$want" $'child: single-threaded 1, threads 1\nsingle-threaded 1, threads 1' \
+        "untraced fork report"
 trace_run fork -- "$prog" fork
 expect_status "fork traced" 0
 assert_eq "$(cat "$RUN_OUT")" "$want" "traced fork report"
