@@ -3,6 +3,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "pages.h"
 #include "real.h"
 #include "spinlock.h"
 
@@ -15,8 +16,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#define PAGE 4096ull
 
 static struct {
     gt_spinlock lock;
@@ -138,7 +137,7 @@ int arena_init(void)
     }
     uint8_t *m = map_file(fd, NULL);
     REAL(close)(fd); /* the mapping keeps the file */
-    if (!m || back(m, (sizeof(struct gt_live_head) + PAGE - 1) & ~(PAGE - 1)) != 0) {
+    if (!m || back(m, (sizeof(struct gt_live_head) + GT_PAGE - 1) & ~(GT_PAGE - 1)) != 0) {
         gt_debug("cannot map the live file %s: a killed run cannot be recovered", A.path);
         if (m) munmap(m, GT_LIVE_SIZE);
         unlink(A.path);
@@ -158,8 +157,8 @@ static void *anon(size_t size)
 
 void *arena_alloc(enum arena_region region, size_t size, size_t ready)
 {
-    size = (size + PAGE - 1) & ~(PAGE - 1);
-    ready = ready < size ? (ready + PAGE - 1) & ~(PAGE - 1) : size;
+    size = (size + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    ready = ready < size ? (ready + GT_PAGE - 1) & ~(GT_PAGE - 1) : size;
     uint8_t *p = NULL;
     spin_lock(&A.lock);
     if (A.base && A.used[region] + size <= region_end[region]) {
@@ -184,8 +183,8 @@ void *arena_alloc(enum arena_region region, size_t size, size_t ready)
 int arena_back(void *p, size_t size)
 {
     if (!arena_holds(p)) return 0; /* private memory is backed on demand */
-    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + size + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(GT_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size + GT_PAGE - 1) & ~(uintptr_t)(GT_PAGE - 1);
     return back((uint8_t *)lo, hi - lo);
 }
 

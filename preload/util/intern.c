@@ -51,14 +51,12 @@ static void *map(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
-#define PAGE 4096u
-
 static struct intern_chunk *chunk_new(void)
 {
-    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, PAGE);
+    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, GT_PAGE);
     if (c) {
         c->size = CHUNK_SIZE - sizeof *c;
-        c->backed = PAGE - sizeof *c;
+        c->backed = GT_PAGE - sizeof *c;
     }
     return c;
 }
@@ -70,7 +68,7 @@ static int back_upto(unsigned char *base, _Atomic uint64_t *backed, uint64_t to)
     uint64_t b = atomic_load_explicit(backed, memory_order_acquire);
     if (to <= b) return 0;
     if (arena_back(base + b, to - b) != 0) return -1;
-    to = (((uintptr_t)base + to + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) -
+    to = (((uintptr_t)base + to + GT_PAGE - 1) & ~(uintptr_t)(GT_PAGE - 1)) -
          (uintptr_t)base; /* its page */
     while (b < to && !atomic_compare_exchange_weak_explicit(backed, &b, to, memory_order_release,
                                                             memory_order_relaxed))
@@ -93,7 +91,7 @@ static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
         sched_yield();
     _Atomic(struct intern_entry *) *seg = &s->segs[id / SEG_IDS];
     if (!atomic_load_explicit(seg, memory_order_relaxed)) {
-        struct intern_entry *fresh = arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, PAGE);
+        struct intern_entry *fresh = arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, GT_PAGE);
         atomic_store_explicit(seg, fresh, memory_order_release);
     }
     atomic_flag_clear_explicit(&s->chunk_lock, memory_order_release);
@@ -104,7 +102,7 @@ static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
  * insert. */
 static int entry_back(struct intern_set *s, uint64_t id, struct intern_entry *e)
 {
-    uint64_t page = id * sizeof *e / PAGE, bit = (uint64_t)1 << (page % 64);
+    uint64_t page = id * sizeof *e / GT_PAGE, bit = (uint64_t)1 << (page % 64);
     _Atomic uint64_t *w = &s->backed[page / 64];
     if (atomic_load_explicit(w, memory_order_acquire) & bit) return 0;
     if (arena_back(e, sizeof *e) != 0) return -1;
@@ -137,7 +135,7 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     atomic_flag_clear(&s->chunk_lock);
     s->slots = map(s->nslots * sizeof *s->slots);
     s->nsegs = s->max_ids / SEG_IDS + 1;
-    if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / PAGE > INTERN_PAGE_WORDS * 64)
+    if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / GT_PAGE > INTERN_PAGE_WORDS * 64)
         return -1; /* more entry pages than backed[] has bits for */
     s->segs = arena_alloc(ARENA_TABLES, s->nsegs * sizeof *s->segs, s->nsegs * sizeof *s->segs);
     struct intern_chunk *c = chunk_new();

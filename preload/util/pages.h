@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #define GT_BIG __attribute__((section(".lbss.gotrace"), aligned(4096)))
-#define GT_PAGE 4096u
+#define GT_PAGE ((size_t)4096) /* the page size the tracer lays its memory out by */
 
 static inline void gt_touch_pages(void *p, size_t len)
 {
