@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-struct gt_thread *tr_current_slow(void);
+__attribute__((cold)) struct gt_thread *tr_current_slow(void);
 /* The calling thread's record if it may emit now, registering a thread first seen (and setting
  * the tracer up on first use); else NULL. */
 static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)

@@ -25,11 +25,14 @@ enum { MOVE_OK = 0, MOVE_STATE = 1, MOVE_SKEW = 2 };
  * even when the word takes the same value again (Waiting seq 0, woken, fixed up to Running seq 0,
  * Waiting seq 0 again: a time read before a delayed CAS could date a wake before the owner's events
  * that led to that wait). The parser needs that: a G's sequence restarts at each running fix-up,
- * and it tells apart two wake-ups with the same sequence number by their times. */
-int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to, const uint8_t inc[8],
-                uint64_t *seq0, unsigned *from, gt_emit_fn emit, void *ctx, uint64_t *ts);
-int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to, unsigned inc,
-                uint64_t *seq0, gt_emit_fn emit, void *ctx, uint64_t *ts);
+ * and it tells apart two wake-ups with the same sequence number by their times. Cold: the callers'
+ * fast paths below keep their calls out of their hot code. */
+__attribute__((cold)) int g_move_slow(uint64_t gen, struct gt_thread *t, unsigned mask, unsigned to,
+                                      const uint8_t inc[8], uint64_t *seq0, unsigned *from,
+                                      gt_emit_fn emit, void *ctx, uint64_t *ts);
+__attribute__((cold)) int p_move_slow(uint64_t gen, struct gt_p *p, unsigned mask, unsigned to,
+                                      unsigned inc, uint64_t *seq0, gt_emit_fn emit, void *ctx,
+                                      uint64_t *ts);
 
 /* The common case of a move, inline: the word is in gen already (no status to write) and one
  * CAS wins; it adds inc[old state] (inc_all without inc). MOVE_STATE otherwise: g_move and

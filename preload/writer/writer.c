@@ -1,7 +1,7 @@
 /* writer.c: the event writer's cold path. See writer.h for the invariants. */
 #include "writer.h"
 
-__attribute__((cold, noinline)) int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
+int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
 {
     struct gt_buf *cur = st->cur;
     if (cur && cur->ready < cur->cap && buf_extend(cur) == 0) { /* more of the same buffer */
@@ -28,7 +28,7 @@ __attribute__((cold, noinline)) int wr_refill(struct gt_stream *st, uint64_t gen
     return 1;
 }
 
-__attribute__((cold, noinline)) void wr_label(struct gt_writer *w, uint64_t name)
+void wr_label(struct gt_writer *w, uint64_t name)
 {
     struct gt_thread *t = w->t;
     wr_mark_str(w, name);

@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void wr_end(struct gt_writer *w)
 
 /* A new buffer for st (of generation gen), the full one pushed; 0 when memory is exhausted
  * (tracing stops). */
-int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now);
+__attribute__((cold)) int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now);
 
 /* Writes one event (inline: with a constant n the encoding unrolls). */
 static inline __attribute__((always_inline)) void wr_emit(struct gt_writer *w, uint8_t type, int n,
@@ -180,7 +180,7 @@ static inline void wr_g_touch(struct gt_writer *w)
 
 /* The thread's name as a GoLabel, if it changed or was not written yet in this generation
  * (the G must be Running and its status claimed). See docs/annotations.md. */
-void wr_label(struct gt_writer *w, uint64_t name); /* the GoLabel itself */
+__attribute__((cold)) void wr_label(struct gt_writer *w, uint64_t name); /* the GoLabel itself */
 static inline __attribute__((always_inline)) void wr_label_if_due(struct gt_writer *w)
 {
     struct gt_thread *t = w->t;
