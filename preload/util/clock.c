@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #define CALIBRATE_NS 200000ull /* the TSC's rate is measured over at least this */
+#define AHEAD_NS 1000ull       /* the TSC's times start this far ahead of CLOCK_MONOTONIC */
 
 struct gt_tsc gt_tsc;
-static int tsc_allowed; /* clock_begin took the first reading */
+static uint64_t begin_cycles, begin_ns; /* clock_begin's reading */
+static int tsc_allowed;                 /* clock_begin took it */
+static atomic_int switching;            /* a thread measures the rate (or has): once */
 
 #if defined(__x86_64__)
 /* A TSC reading and the time it was taken: the time read between two TSC readings, the middle
@@ -50,11 +53,12 @@ static int kernel_uses_tsc(void)
 
 void clock_begin(int allow_tsc)
 {
-    gt_tsc.on = 0;
+    atomic_store(&gt_tsc.on, 0);
+    atomic_store(&switching, 0);
     tsc_allowed = 0;
 #if defined(__x86_64__)
     if (allow_tsc && kernel_uses_tsc()) {
-        tsc_pair(&gt_tsc.cycles0, &gt_tsc.ns0);
+        tsc_pair(&begin_cycles, &begin_ns);
         tsc_allowed = 1;
     }
 #else
@@ -62,17 +66,45 @@ void clock_begin(int allow_tsc)
 #endif
 }
 
+#if defined(__x86_64__)
+/* Once CALIBRATE_NS have passed since clock_begin (now: CLOCK_MONOTONIC), the first caller
+ * measures the TSC's rate and makes it the source, its times starting AHEAD_NS after now: above
+ * every CLOCK_MONOTONIC time read before the switch (their readers found the TSC off after
+ * reading them, gt_clock_slow), whatever the errors of a reading pair (tens of ns). A caller
+ * that finds another switching (or a signal handler that interrupted it) reads CLOCK_MONOTONIC
+ * meanwhile. A child forked during the switch keeps CLOCK_MONOTONIC. */
+static void tsc_switch(uint64_t now)
+{
+    int expected = 0;
+    if (!tsc_allowed || now - begin_ns < CALIBRATE_NS ||
+        atomic_load_explicit(&switching, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong(&switching, &expected, 1))
+        return;
+    uint64_t cycles, ns;
+    tsc_pair(&cycles, &ns);
+    gt_tsc.ns_per_c32 =
+        (uint64_t)(((unsigned __int128)(ns - begin_ns) << 32) / (cycles - begin_cycles));
+    gt_tsc.cycles0 = cycles;
+    gt_tsc.ns0 = ns + AHEAD_NS;
+    atomic_store_explicit(&gt_tsc.on, 1, memory_order_release);
+}
+#endif
+
+uint64_t gt_clock_slow(void)
+{
+    uint64_t ns = gt_now_ns();
+#if defined(__x86_64__)
+    tsc_switch(ns);
+    if (gt_tsc_on()) return gt_tsc_ns(gt_tsc_read()); /* ns may be from after the switch */
+#endif
+    return ns;
+}
+
 const char *clock_end(void)
 {
 #if defined(__x86_64__)
     if (tsc_allowed) {
-        uint64_t cycles, ns;
-        do
-            tsc_pair(&cycles, &ns);
-        while (ns - gt_tsc.ns0 < CALIBRATE_NS);
-        gt_tsc.ns_per_c32 =
-            (uint64_t)(((unsigned __int128)(ns - gt_tsc.ns0) << 32) / (cycles - gt_tsc.cycles0));
-        gt_tsc.on = 1;
+        tsc_switch(gt_now_ns());
         return "TSC";
     }
 #endif

@@ -6,23 +6,27 @@
  * Invariants: times agree across CPUs, and a gt_now read comes after every instruction before
  * it (status.h relies on it: the read follows the winning CAS; gt_now_early may not). Two
  * sources keep both:
- * - the TSC, read with RDTSCP and scaled to ns (a 64 x 64 multiply) from a reading taken at
- *   start-up, at a rate measured against CLOCK_MONOTONIC over the tracer's start-up (200 us at
- *   least: within about 1e-4), only where the kernel itself keeps time with the TSC (its clock
- *   source is "tsc": it found the counters synchronized across CPUs and invariant) and
- *   GOTRACE_TSC is not 0;
+ * - the TSC, read with RDTSCP and scaled to ns (a 64 x 64 multiply), at a rate measured against
+ *   CLOCK_MONOTONIC from a reading taken at start-up (clock_begin) over 200 us at least (within
+ *   about 1e-4), only where the kernel itself keeps time with the TSC (its clock source is
+ *   "tsc": it found the counters synchronized across CPUs and invariant) and GOTRACE_TSC is not
+ *   0;
  * - otherwise CLOCK_MONOTONIC through the vDSO (no syscall, no lock).
- * The source and the scale are set before the first event and never change (a changed scale
- * would move every later time). gt_now_ns is CLOCK_MONOTONIC, for the tracer's deadlines. */
+ * Nothing waits for the rate: until 200 us after clock_begin, times are CLOCK_MONOTONIC's, and
+ * the first time read after that measures the rate and switches to the TSC, once, anchored 1 us
+ * ahead of CLOCK_MONOTONIC (gt_clock_slow), so that a time read after the switch is above every
+ * time read before it, whichever threads read them. The scale never changes after (it would
+ * move every later time). gt_now_ns is CLOCK_MONOTONIC, for the tracer's deadlines. */
 #ifndef GOTRACE_CLOCK_H
 #define GOTRACE_CLOCK_H
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
 #define GT_TICKS_PER_SEC 1000000000ull /* event times are in ns, whatever the source */
 
 extern struct gt_tsc {
-    int on;              /* the TSC is the source */
+    _Atomic int on;      /* the TSC is the source (set once, after the three below) */
     uint64_t cycles0;    /* a reading, */
     uint64_t ns0;        /* the CLOCK_MONOTONIC time it was taken at, */
     uint64_t ns_per_c32; /* and ns per cycle << 32, measured over the tracer's start-up */
@@ -62,13 +66,22 @@ static inline uint64_t gt_tsc_ns(uint64_t cycles)
 }
 #endif
 
+/* The time when the TSC is not (yet) the source: CLOCK_MONOTONIC, or the TSC's if this read
+ * switched to it or found it switched meanwhile. */
+__attribute__((cold)) uint64_t gt_clock_slow(void);
+
+static inline int gt_tsc_on(void)
+{
+    return atomic_load_explicit(&gt_tsc.on, memory_order_acquire);
+}
+
 /* The time of an event, in ns. */
 static inline uint64_t gt_now(void)
 {
 #if defined(__x86_64__)
-    if (__builtin_expect(gt_tsc.on, 1)) return gt_tsc_ns(gt_tsc_read());
+    if (__builtin_expect(gt_tsc_on(), 1)) return gt_tsc_ns(gt_tsc_read());
 #endif
-    return gt_now_ns();
+    return gt_clock_slow();
 }
 
 /* The same, possibly read before the instructions just before it: for an event whose state
@@ -78,15 +91,15 @@ static inline uint64_t gt_now(void)
 static inline uint64_t gt_now_early(void)
 {
 #if defined(__x86_64__)
-    if (__builtin_expect(gt_tsc.on, 1)) return gt_tsc_ns(gt_tsc_read_early());
+    if (__builtin_expect(gt_tsc_on(), 1)) return gt_tsc_ns(gt_tsc_read_early());
 #endif
-    return gt_now_ns();
+    return gt_clock_slow();
 }
 
 /* First thing at start-up: takes a TSC reading if it may be the source (allow_tsc: GOTRACE_TSC
  * and the kernel's clock source is the TSC). */
 void clock_begin(int allow_tsc);
-/* Before the first event: measures the TSC's rate since clock_begin (waiting until 200 us have
- * passed) and makes it the source; returns the source's name for the debug log. */
+/* Before the first event: the source's name for the debug log ("TSC": from 200 us after
+ * clock_begin on; switched to at once if they have passed). */
 const char *clock_end(void);
 #endif

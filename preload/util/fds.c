@@ -28,11 +28,19 @@ static struct {
     int known;
 } kept[GT_FDS_MAX];
 
+/* Kept once read (a limit the program lowers later makes F_DUPFD fail: fds_high keeps fd). */
 static int fds_base(void)
 {
+    static atomic_int base1; /* the base + 1; 0: not read yet */
+    int b1 = atomic_load_explicit(&base1, memory_order_relaxed);
+    if (b1) return b1 - 1;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1024;
-    return rl.rlim_cur / 2 > 1024 ? 1024 : (int)(rl.rlim_cur / 2);
+    int b = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur / 2 < 1024)
+        b = (int)(rl.rlim_cur / 2);
+    atomic_store_explicit(&base1, b + 1, memory_order_relaxed);
+    return b;
 }
 
 int fds_high_dup(int fd)
