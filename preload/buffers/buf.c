@@ -3,6 +3,7 @@
 
 #include "arena.h"
 #include "invariant.h"
+#include "pages.h"
 #include "spinlock.h"
 
 #include <stddef.h>
@@ -12,6 +13,8 @@
 
 static gt_spinlock pool_lock;
 static struct gt_buf *free_list;
+static uint8_t *fresh; /* the chunk being handed out: fresh_left buffers never used, unbacked */
+static int fresh_left;
 static size_t buf_size = 64 * 1024; /* payload bytes per buffer */
 
 int buf_pool_init(size_t buf_bytes)
@@ -34,24 +37,27 @@ void buf_publish_layout(void)
     h->layout.s_full_head = offsetof(struct gt_stream, full_head);
 }
 
-/* Buffers are page-aligned: each one's first page is backed here (its header and the start of
- * its payload), the rest by buf_extend as its writer reaches it. */
-static struct gt_buf *refill_locked(void)
+/* A buffer never used before, from a chunk of CHUNK_BUFS (pool_lock held), or NULL. Buffers are
+ * page-aligned: each one's first page is backed when it is first handed out (its header and the
+ * start of its payload: a process that uses one buffer backs one page), the rest by buf_extend
+ * as its writer reaches it. */
+static struct gt_buf *fresh_locked(void)
 {
-    size_t one = (sizeof(struct gt_buf) + buf_size + 4095) & ~(size_t)4095;
-    uint8_t *mem = arena_alloc(ARENA_BUFFERS, one * CHUNK_BUFS, 0);
-    if (!mem) return NULL;
-    for (int i = 0; i < CHUNK_BUFS; i++) {
-        struct gt_buf *b = (struct gt_buf *)(mem + (size_t)i * one);
-        size_t first = one < FIRST_READY ? one : FIRST_READY;
-        if (arena_back(b, first) != 0) break;
-        b->cap = (uint32_t)buf_size;
-        b->ready = arena_holds(b) ? (uint32_t)(first - sizeof *b) : b->cap;
-        if (b->ready > b->cap) b->ready = b->cap;
-        b->next = free_list;
-        free_list = b;
+    size_t one = (sizeof(struct gt_buf) + buf_size + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    if (!fresh_left) {
+        fresh = arena_alloc(ARENA_BUFFERS, one * CHUNK_BUFS, 0);
+        if (!fresh) return NULL;
+        fresh_left = CHUNK_BUFS;
     }
-    return free_list;
+    struct gt_buf *b = (struct gt_buf *)fresh;
+    size_t first = one < FIRST_READY ? one : FIRST_READY;
+    if (arena_back(b, first) != 0) return NULL;
+    fresh += one;
+    fresh_left--;
+    b->cap = (uint32_t)buf_size;
+    b->ready = arena_holds(b) ? (uint32_t)(first - sizeof *b) : b->cap;
+    if (b->ready > b->cap) b->ready = b->cap;
+    return b;
 }
 
 int buf_extend(struct gt_buf *b)
@@ -67,8 +73,11 @@ int buf_extend(struct gt_buf *b)
 struct gt_buf *buf_get(void)
 {
     spin_lock(&pool_lock);
-    struct gt_buf *b = free_list ? free_list : refill_locked();
-    if (b) free_list = b->next;
+    struct gt_buf *b = free_list;
+    if (b)
+        free_list = b->next;
+    else
+        b = fresh_locked();
     spin_unlock(&pool_lock);
     if (!b) return NULL;
     b->next = NULL;
@@ -98,6 +107,8 @@ void buf_fork_child(void)
 {
     spin_unlock(&pool_lock);
     free_list = NULL; /* the parent's buffers: its file's (arena_fork_child gives a new one) */
+    fresh = NULL;
+    fresh_left = 0;
 }
 
 void stream_push_full(struct gt_stream *s, struct gt_buf *b)

@@ -91,7 +91,7 @@ static struct intern_entry *entry_new(struct intern_set *s, uint64_t id)
         sched_yield();
     _Atomic(struct intern_entry *) *seg = &s->segs[id / SEG_IDS];
     if (!atomic_load_explicit(seg, memory_order_relaxed)) {
-        struct intern_entry *fresh = arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, GT_PAGE);
+        struct intern_entry *fresh = arena_alloc(ARENA_TABLES, SEG_IDS * sizeof *fresh, 0);
         atomic_store_explicit(seg, fresh, memory_order_release);
     }
     atomic_flag_clear_explicit(&s->chunk_lock, memory_order_release);
