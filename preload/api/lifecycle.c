@@ -117,9 +117,10 @@ static void fork_child(void)
     cpuprof_fork_child();
     static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
     if (fork_traced) {
+        int records = thread_records_made();
         buf_fork_child();
         thread_fork_child();
-        waitq_fork_child();
+        waitq_fork_child(t, records);
         intern_fork_child();
     }
     if (!fork_traced || child_path(path, sizeof path) != 0) {

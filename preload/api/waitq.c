@@ -371,9 +371,14 @@ static int bucket_used(struct waitq_bucket *b)
 }
 
 /* Only the buckets in use are written: writing all of them copied their 16 pages into every
- * forked child (45 us a fork); a page the parent never touched is only read (the zero page). */
-void waitq_fork_child(void)
+ * forked child (45 us a fork); a page the parent never touched is only read (the zero page).
+ * None is read when the parent never had a thread but the forking one, and that thread was not
+ * queued (a fork from a signal handler during its wait): its waits left every queue empty, no
+ * other thread ever took a bucket's lock or ended (a thread forking inside the tracer gets an
+ * untraced child), so there is nothing to empty (16 zero-page faults a fork saved: a shell). */
+void waitq_fork_child(const struct gt_thread *forker, int records)
 {
+    if (records <= 1 && !(forker && __atomic_load_n(&forker->wait.key, __ATOMIC_RELAXED))) return;
     for (int i = 0; i < WAITQ_NBUCKETS; i++) {
         struct waitq_bucket *b = &waitq_buckets[i];
         if (!bucket_used(b)) continue;

@@ -135,6 +135,8 @@ void waitq_thread_created(pthread_t th, struct gt_thread *child);
 /* Wakes up to max waiters on key queued before the bucket's adds read adds (waitq_adds, read
  * before a release), oldest first (as waitq_wake); returns how many. */
 int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max);
-/* After fork, in the child: every queue empty (the waiters were the parent's threads). */
-void waitq_fork_child(void);
+/* After fork, in the child: every queue empty (the waiters were the parent's threads).
+ * forker: the forking thread's record in the parent (or NULL); records: the parent's
+ * thread_records_made. */
+void waitq_fork_child(const struct gt_thread *forker, int records);
 #endif

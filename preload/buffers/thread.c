@@ -29,6 +29,7 @@ static struct gt_thread *reg_head, *reg_tail;
 /* Reaped threads: limbo[0] those reaped by the last thread_reap, limbo[1] by the one before;
  * each thread_reap (one per generation) makes limbo[1] reusable. */
 static struct gt_thread *limbo[2], *reusable;
+static atomic_int records_made; /* thread_alloc's records since start or fork */
 static _Atomic uint64_t next_g = 1;
 
 static struct gt_thread *fresh; /* the slab being used up (zeroed records) */
@@ -132,6 +133,7 @@ struct gt_thread *thread_alloc(void)
             }
         }
     }
+    if (t) atomic_fetch_add_explicit(&records_made, 1, memory_order_relaxed);
     spin_unlock(&reg_lock);
     if (!t) return NULL;
     if (reused) thread_clear(t); /* a fresh one is all zero */
@@ -263,8 +265,14 @@ void thread_fork_parent(void)
  * the shared file after the fork): the child starts from new slabs. Their memos stay (the
  * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
  * too. */
+int thread_records_made(void)
+{
+    return atomic_load_explicit(&records_made, memory_order_relaxed);
+}
+
 void thread_fork_child(void)
 {
+    atomic_store_explicit(&records_made, 0, memory_order_relaxed);
     reg_head = reg_tail = NULL;
     limbo[0] = limbo[1] = reusable = NULL;
     for (int i = 0; i < HINTS; i++) /* they name the parent's records */

@@ -171,6 +171,9 @@ void thread_reap(uint64_t gen);
 void thread_fork_prepare(void);
 void thread_fork_parent(void);
 void thread_fork_child(void);
+/* Records thread_alloc gave since start (or this process's fork): 1 in a process that never had
+ * a second traced thread. Takes no lock (a forked child reads it holding the registry's). */
+int thread_records_made(void);
 
 struct gt_p *proc_get(void); /* a P from the free list or a new one (state Idle) */
 void proc_put(struct gt_p *p);

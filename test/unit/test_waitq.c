@@ -3,7 +3,7 @@
  * snapshot of adds taken before the release, never one that queued after it, nor an unnumbered
  * wait; a requeue (waitq_requeue) moves earlier waiters to the second key; the solo waiter's CAS
  * paths (add to an empty bucket, remove from an unlocked one) racing with locked adds, removes,
- * counts and requeues lose no thread and corrupt no list. */
+ * counts and requeues lose no thread and corrupt no list; a forked child's queues are empty. */
 #include "tracer.h"
 #include "tracing.h"
 #include "waitq.h"
@@ -56,6 +56,30 @@ Test(waitq, hints_follow_the_queue)
     cr_assert(waitq_bucket_only(b), "an emptied bucket takes a new sole key");
     waitq_remove(&fake[2]);
     cr_assert_eq(waitq_adds(a) - adds0, 4u, "removals do not count");
+}
+
+/* After fork (waitq_fork_child): a parent that had other threads leaves their queue nodes, to
+ * be emptied; so does a lone thread that forked from a signal handler during its own wait; a
+ * parent that only ever had the forking thread, not waiting, left nothing (nothing is read). */
+Test(waitq, fork_child_empties_what_the_parent_left)
+{
+    void *a = &keys[100], *b = &keys[200];
+    waitq_add(a, &fake[0]);
+    waitq_add(b, &fake[1]);
+    waitq_fork_child(&fake[2], 2); /* another thread's record: fake[0]'s */
+    cr_assert_not(waitq_has_waiters(a), "other threads' waits emptied");
+    cr_assert_not(waitq_has_waiters(b));
+    cr_assert_eq(waitq_bucket_count(a), 0);
+    waitq_add(a, &fake[0]);
+    waitq_fork_child(&fake[0], 1); /* the lone forker was queued itself */
+    cr_assert_not(waitq_has_waiters(a), "the forker's own wait emptied");
+    waitq_add(a, &fake[1]);
+    waitq_remove(&fake[1]);
+    waitq_fork_child(&fake[1], 1); /* nothing left: nothing to do */
+    cr_assert_not(waitq_has_waiters(a));
+    waitq_add(a, &fake[1]); /* the buckets work on */
+    cr_assert_eq(waitq_count(a), 1);
+    waitq_remove(&fake[1]);
 }
 
 Test(waitq, released_wake_ignores_later_waiters)
