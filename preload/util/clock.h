@@ -27,9 +27,9 @@
 
 extern struct gt_tsc {
     _Atomic int on;      /* the TSC is the source (set once, after the three below) */
-    uint64_t cycles0;    /* a reading, */
-    uint64_t ns0;        /* the CLOCK_MONOTONIC time it was taken at, */
-    uint64_t ns_per_c32; /* and ns per cycle << 32, measured over the tracer's start-up */
+    uint64_t cycles0;    /* a reading (the switch's), */
+    uint64_t ns0;        /* the CLOCK_MONOTONIC time it was taken at, plus 1 us, */
+    uint64_t ns_per_c32; /* and ns per cycle << 32, measured from clock_begin to the switch */
 } gt_tsc;
 
 static inline uint64_t gt_now_ns(void)
