@@ -100,7 +100,7 @@ static void count_add(struct waitq_bucket *b, int d, void *key)
     atomic_store_explicit(&b->sole, sole, memory_order_relaxed);
 }
 
-static void *key_of(struct gt_wait *w)
+static void *key_of(const struct gt_wait *w)
 {
     return __atomic_load_n(&w->key, __ATOMIC_RELAXED);
 }
@@ -378,7 +378,7 @@ static int bucket_used(struct waitq_bucket *b)
  * untraced child), so there is nothing to empty (16 zero-page faults a fork saved: a shell). */
 void waitq_fork_child(const struct gt_thread *forker, int records)
 {
-    if (records <= 1 && !(forker && __atomic_load_n(&forker->wait.key, __ATOMIC_RELAXED))) return;
+    if (records <= 1 && !(forker && key_of(&forker->wait))) return;
     for (int i = 0; i < WAITQ_NBUCKETS; i++) {
         struct waitq_bucket *b = &waitq_buckets[i];
         if (!bucket_used(b)) continue;

@@ -261,15 +261,15 @@ void thread_fork_parent(void)
     spin_unlock(&reg_lock);
 }
 
-/* The parent's records, free or not, are the parent's (its threads may have changed them in
- * the shared file after the fork): the child starts from new slabs. Their memos stay (the
- * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
- * too. */
 int thread_records_made(void)
 {
     return atomic_load_explicit(&records_made, memory_order_relaxed);
 }
 
+/* The parent's records, free or not, are the parent's (its threads may have changed them in
+ * the shared file after the fork): the child starts from new slabs. Their memos stay (the
+ * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
+ * too. */
 void thread_fork_child(void)
 {
     atomic_store_explicit(&records_made, 0, memory_order_relaxed);

@@ -77,7 +77,6 @@ static void tsc_switch(uint64_t now)
 {
     int expected = 0;
     if (!tsc_allowed || now - begin_ns < CALIBRATE_NS ||
-        atomic_load_explicit(&switching, memory_order_relaxed) ||
         !atomic_compare_exchange_strong(&switching, &expected, 1))
         return;
     uint64_t cycles, ns;
