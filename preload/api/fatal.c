@@ -14,15 +14,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
-                                    SIGBUS,  SIGILL, SIGFPE, SIGABRT};
+/* Every signal whose default action ends the process, but SIGPROF (CPU sampling's: cpuprof.h),
+ * SIGTRAP (a debugger's), SIGSYS (seccomp's: the last write's own system calls could trap
+ * again) and the real-time ones (programs send them with a handler installed; 30 more sigaction
+ * pairs would cost every process 11 us). */
+static const int fatal_signals[] = {
+    SIGTERM,   SIGINT, SIGHUP, SIGQUIT,   SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+    SIGVTALRM, SIGIO,  SIGPWR, SIGSTKFLT, SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT};
+#define SLOTS (sizeof fatal_signals / sizeof *fatal_signals + 1) /* and the flight signal */
 
+/* What start-up touches: one page. */
 static struct {
-    _Atomic uint32_t dying;      /* futex word: a fatal signal is being handled */
-    pid_t pid;                   /* the process the tracer belongs to (not a vfork child) */
-    atomic_int owned[NSIG];      /* the tracer's handler is installed for the signal */
-    struct sigaction view[NSIG]; /* what the program sees (it set SIG_DFL, or nothing) */
-} S GT_BIG; /* what start-up touches first: the views of the fatal signals lie in its first page */
+    _Atomic uint32_t dying;       /* futex word: a fatal signal is being handled */
+    pid_t pid;                    /* the process the tracer belongs to (not a vfork child) */
+    atomic_int owned[NSIG];       /* the tracer's handler is installed for the signal */
+    uint8_t slot[NSIG];           /* its view's index, set once when it was installed */
+    unsigned slots;               /* the views in use */
+    struct sigaction view[SLOTS]; /* what the program sees (it set SIG_DFL, or nothing) */
+} S GT_BIG;
+_Static_assert(sizeof S <= GT_PAGE, "the fatal signals' state spans one page");
 
 int fatal_owns(int sig)
 {
@@ -44,7 +54,7 @@ void fatal_park(void)
  * a signal that was sent is sent again, to this thread (blocked until the handler returns). */
 static void default_action(int sig, const siginfo_t *si)
 {
-    struct sigaction dfl = S.view[sig];
+    struct sigaction dfl = S.view[S.slot[sig]];
     dfl.sa_handler = SIG_DFL;
     REAL(sigaction)(sig, &dfl, NULL);
     int fault = si && si->si_code > 0 &&
@@ -89,7 +99,8 @@ static void own(int sig, void (*handler)(int, siginfo_t *, void *))
     struct sigaction cur, sa;
     if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
     if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
-    S.view[sig] = cur;
+    S.slot[sig] = (uint8_t)S.slots++;
+    S.view[S.slot[sig]] = cur;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -108,14 +119,15 @@ void fatal_init(int flight_signal)
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r)
 {
     if (!fatal_owns(sig)) return 0;
-    struct sigaction prev = S.view[sig];
+    struct sigaction prev = S.view[S.slot[sig]];
     *r = 0;
     if (act && act->sa_handler != SIG_DFL) { /* a handler or SIG_IGN: the program's from now */
         atomic_store(&S.owned[sig], 0);
         *r = REAL(sigaction)(sig, act, NULL);
         if (*r != 0) atomic_store(&S.owned[sig], 1);
     } else if (act) {
-        S.view[sig] = *act; /* SIG_DFL with its flags and mask: recorded; the tracer's stays */
+        S.view[S.slot[sig]] =
+            *act; /* SIG_DFL with its flags and mask: recorded; the tracer's stays */
     }
     if (old && *r == 0) *old = prev;
     return 1;

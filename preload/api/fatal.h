@@ -1,10 +1,10 @@
 /* fatal.h: the signals the tracer owns while the program leaves them at SIG_DFL: the flight
- * recorder's trigger (GOTRACE_FLIGHT_SIGNAL, flight mode only), and the fatal signals (SIGTERM,
- * SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) whose disposition is the
- * default. The tracer catches them: the first one writes the generation in progress (asked of the
- * flusher thread, waiting at most FATAL_WAIT_MS) while the program's other threads stop at their
- * next hook (tr_current), then the signal takes its default action: the same exit status, core dump
- * and status seen by the parent as untraced.
+ * recorder's trigger (GOTRACE_FLIGHT_SIGNAL, flight mode only), and the fatal signals (every
+ * signal whose default action ends the process, but SIGPROF, SIGTRAP, SIGSYS and the real-time
+ * ones: fatal.c) whose disposition is the default. The tracer catches them: the first one
+ * writes the generation in progress (asked of the flusher thread, waiting at most FATAL_WAIT_MS)
+ * while the program's other threads stop at their next hook (tr_current), then the signal takes
+ * its default action: the same exit status, core dump and status seen by the parent as untraced.
  * Invariants: a signal is caught only if its disposition was SIG_DFL at the tracer's start;
  * the program sees the disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags
  * and mask it set since); a handler or SIG_IGN the program installs replaces the tracer's for

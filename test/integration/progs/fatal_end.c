@@ -1,12 +1,14 @@
 /* fatal_end.c SIGNAME COUNTS: two threads sleep 2 ms at a time and count their completed sleeps
  * in COUNTS (a shared file mapping, so the count survives the process); after 300 ms (well
  * inside the tracer's first generation) main ends the process with SIGNAME: TERM, INT, HUP,
- * QUIT, ABRT (kill to the process), abort (abort()), SEGV (a store to address 0), BUS (a read
- * past the end of a truncated file mapping), ILL (an invalid instruction), FPE (an integer
- * division by zero); wait: nothing (something else ends it: bench/kept.sh sends SIGKILL);
- * fork: main starts one sleeper (counted third), forks, and waits for the child, which does
- * what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits with status 0.
- * Untraced it dies of that signal; it never exits normally (fork: the parent does). */
+ * QUIT, ABRT, USR1, USR2, XCPU, XFSZ, VTALRM, IO, PWR, STKFLT (kill to the process), abort
+ * (abort()), SEGV (a store to address 0), BUS (a read past the end of a truncated file
+ * mapping), ILL (an invalid instruction), FPE (an integer division by zero), PIPE (a write to a
+ * pipe whose reader is closed), ALRM (a 1 ms timer); wait: nothing (something else ends it:
+ * bench/kept.sh sends SIGKILL); fork: main starts one sleeper (counted third), forks, and waits for
+ * the child, which does what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits
+ * with status 0. Untraced it dies of that signal; it never exits normally (fork: the parent does).
+ */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,8 +48,10 @@ static void end_with(const char *how, const char *counts_path)
     static const struct {
         const char *name;
         int sig;
-    } sent[] = {
-        {"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT}, {"ABRT", SIGABRT}};
+    } sent[] = {{"TERM", SIGTERM},    {"INT", SIGINT},       {"HUP", SIGHUP},   {"QUIT", SIGQUIT},
+                {"ABRT", SIGABRT},    {"USR1", SIGUSR1},     {"USR2", SIGUSR2}, {"XCPU", SIGXCPU},
+                {"XFSZ", SIGXFSZ},    {"VTALRM", SIGVTALRM}, {"IO", SIGIO},     {"PWR", SIGPWR},
+                {"STKFLT", SIGSTKFLT}};
     for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
         if (strcmp(how, sent[i].name) == 0) kill(getpid(), sent[i].sig);
     if (strcmp(how, "abort") == 0) abort();
@@ -61,6 +66,15 @@ static void end_with(const char *how, const char *counts_path)
     if (strcmp(how, "FPE") == 0) {
         volatile int zero = 0, one = 1;
         one /= zero;
+    }
+    if (strcmp(how, "PIPE") == 0) {
+        int fds[2];
+        if (pipe(fds) != 0 || close(fds[0]) != 0) exit(2);
+        if (write(fds[1], "x", 1) != -1) exit(2);
+    }
+    if (strcmp(how, "ALRM") == 0) {
+        struct itimerval once = {.it_value = {.tv_usec = 1000}};
+        setitimer(ITIMER_REAL, &once, NULL);
     }
 }
 
