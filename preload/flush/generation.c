@@ -217,7 +217,7 @@ static void write_generation(uint64_t gen)
     enc_struct_begin(&G.out, fg, GO_EV_STRINGS);
     str_foreach_marked(gen, visit_string, &v);
     enc_struct_end(&G.out);
-    enc_frequency(&G.out, fg, GT_TICKS_PER_SEC);
+    if (ring || fg > 1) enc_frequency(&G.out, fg, GT_TICKS_PER_SEC); /* 1's: output.h */
     if (gen_failed()) return;
     if (ring)
         flight_keep(G.out.p, G.out.len);

@@ -2,7 +2,9 @@
 #include "output.h"
 
 #include "arena.h"
+#include "clock.h"
 #include "config.h"
+#include "event.h"
 #include "fds.h"
 #include "gen.h"
 #include "go_wire.h"
@@ -127,12 +129,38 @@ static void reset(const char *path)
 
 static int write_all(const uint8_t *p, size_t n);
 
-/* A new file starts with the header, so it is never empty (a process killed before its first
- * generation leaves a file that `gotrace recover` completes). 0, or -1 with errno. */
-static int begin_file(void)
+#define START_MAX (GO_TRACE_HEADER_LEN + 2 * GT_BATCH_HEADER_MAX + GT_EV_MAX + 11)
+
+/* The file's start (output.h) into out: the header, then generation 1's first event, P 0 Idle
+ * now (a reader needs one event; generation 1 sees P 0 Idle first when no event came before
+ * the file: not so for a file opened at the first write, lazily), and its frequency. Its
+ * length. */
+static size_t file_start(uint8_t out[START_MAX], int lazily)
 {
-    if (write_all((const uint8_t *)GO_TRACE_HEADER, GO_TRACE_HEADER_LEN) != 0) return -1;
-    O.good_size = GO_TRACE_HEADER_LEN;
+    uint8_t ev[GT_EV_MAX], freq[11] = {GO_EV_FREQUENCY};
+    size_t n = (size_t)(ev_encode(ev, GO_EV_PROC_STATUS, 0, 2, (uint64_t[]){0, GO_P_IDLE}) - ev);
+    size_t at = GO_TRACE_HEADER_LEN;
+    memcpy(out, GO_TRACE_HEADER, at);
+    if (!lazily) {
+        at += ev_batch_header(out + at, 1, GO_NO_THREAD, gt_now(), n);
+        memcpy(out + at, ev, n);
+        at += n;
+    }
+    n = (size_t)(ev_put_uvarint(freq + 1, GT_TICKS_PER_SEC) - freq);
+    at += ev_batch_header(out + at, 1, GO_NO_THREAD, 0, n);
+    memcpy(out + at, freq, n);
+    return at + n;
+}
+
+/* A new file starts as a valid trace with no thread, so a process killed before its first
+ * generation leaves a file that reads as empty (and that `gotrace recover` completes); opened
+ * lazily, generation 1 follows at once. 0, or -1 with errno. */
+static int begin_file(int lazily)
+{
+    uint8_t start[START_MAX];
+    size_t n = file_start(start, lazily);
+    if (write_all(start, n) != 0) return -1;
+    O.good_size = (off_t)n;
     struct gt_live_head *h = arena_head();
     if (h) { /* the path may have changed (a file taken by another process); absolute, so that
               * recover finds it from anywhere */
@@ -148,7 +176,7 @@ int output_open(const char *path)
 {
     reset(path);
     O.fd = open_path();
-    if (O.fd < 0 || begin_file() != 0) {
+    if (O.fd < 0 || begin_file(0) != 0) {
         gt_log("cannot create trace file %s: %s; running untraced", O.path, strerror(errno));
         return -1;
     }
@@ -184,8 +212,8 @@ static int write_all(const uint8_t *p, size_t n)
 
 int output_write(const uint8_t *p, size_t n)
 {
-    GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
-    if (O.fd < 0 && (O.fd = open_path()) >= 0 && begin_file() != 0) { /* lazily: a fork child */
+    GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed));  /* one writer at a time */
+    if (O.fd < 0 && (O.fd = open_path()) >= 0 && begin_file(1) != 0) { /* lazily: a fork child */
         fds_forget(O.fd);
         REAL(close)(O.fd);
         O.fd = -1;

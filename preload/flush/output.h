@@ -1,8 +1,11 @@
 /* output.h: the trace file. Opened at a high descriptor number (fds.h), locked against other
  * traced processes given the same path (the second one writes PATH.<pid>), written one whole
  * generation per call.
- * Invariants: generations are written whole or not at all: a failed write truncates the file
- * back to the generations written before it, and nothing more is written after a failure;
+ * Invariants: the file holds a valid trace from its creation (a file opened lazily from its
+ * first generation), so what a killed process leaves is one: its header and generation 1's
+ * start, then whole generations, each written whole or not at all: a failed write truncates
+ * the file back to the generations written before it, and nothing more is written after a
+ * failure;
  * before each write the descriptor is checked to still refer to the file opened here (device
  * and inode): one that the program closed or replaced with a system call the hooks do not see
  * ends tracing with one message, and is never written, truncated or closed by the tracer. The
@@ -20,7 +23,10 @@ void output_unlock(void);
  * write (a forked child: one that only execs leaves no file). */
 int output_open(const char *path);
 void output_open_lazily(const char *path);
-/* Generations written so far (the next one written is number output_generations() + 1). */
+/* Generations written so far (the next one written is number output_generations() + 1). The
+ * file is created with generation 1's frequency batch after its header (and, when opened
+ * before any event, one event, so that it is a valid trace from the start): generation 1 is
+ * written without one. */
 uint64_t output_generations(void);
 /* Writes one whole generation (the caller holds the output lock); 0, or -1 after tracing
  * stopped with a message. */

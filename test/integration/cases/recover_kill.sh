@@ -3,7 +3,8 @@
 # 2 ms sleeps in a shared file mapping (progs/fatal_end.c), so the sleeps done before the kill
 # are known exactly; every completed sleep must be in the recovered trace (its GoBlock "sleep"
 # is written before the sleep). Killed (1) before the first generation (the file holds only its
-# header), (2) after 3 generations, (3) a forked child of a traced process; each time:
+# start, which validates as a trace with no thread: before 2026-11-28 it held the header alone,
+# which Go's reader refuses), (2) after 3 generations, (3) a forked child of a traced process; each time:
 # `gotrace check` says to recover, recover keeps >= 99.9 % of the sleeps, the file validates,
 # the live file is gone, and a second recover changes nothing. Also: recover refuses while the
 # process runs, and `gotrace record` recovers a program killed under it by itself. A forked child
@@ -52,7 +53,7 @@ wait_count() {
     fail "$2 sleeps not done within 30 s"
 }
 
-# (1) Before the first generation: the file holds only its header.
+# (1) Before the first generation: the file holds only its start (a valid trace, no thread).
 trace_start_bg early GOTRACE_PERIOD_MS=600000 -- "$prog" wait "$CASE_DIR/early.counts"
 wait_count "$CASE_DIR/early.counts" 20 "$RUN_PID"
 "$GT_BUILD/gotrace" recover "$RUN_TRACE" >"$CASE_DIR/running.out" 2>&1 && fail "recover of a running process succeeded"
@@ -60,7 +61,9 @@ grep -q "still running" "$CASE_DIR/running.out" || fail "recover of a running pr
 kill -KILL "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null || true
 GT_BG_PIDS=()
-assert_eq "$(stat -c %s "$RUN_TRACE")" 16 "size of the file before its first generation (the header)"
+validate "$RUN_TRACE"
+assert_eq "$(generations "$RUN_TRACE")" 1 "generations in the file before its first was written"
+assert_eq "$(kept "$RUN_TRACE")" 0 "sleeps in the file before its first generation was written"
 check_recovered early "$RUN_TRACE" "$CASE_DIR/early.counts" "$RUN_PID"
 
 # (2) After 3 generations.
