@@ -27,3 +27,18 @@ for how in TERM INT HUP QUIT ABRT abort SEGV BUS ILL FPE PIPE ALRM USR1 USR2 XCP
     done
     assert_ge "$((kept * 100))" "$((counted * 99))" "$how: sleeps in the trace ($kept) of $counted counted"
 done
+
+# A real tool killed by SIGPIPE (`seq ... | head -n 1`): seq's status is 141 as untraced, its
+# trace validates, and it left no live file to recover (it wrote its last generation).
+for mode in plain traced; do
+    pre=
+    [ "$mode" = traced ] && pre=$GT_PRELOAD
+    rm -f "$CASE_DIR"/seq.trace*
+    st=$(bash -c 'LD_PRELOAD=$1 GOTRACE_OUT=$2 seq 1 100000000 | head -n 1 >/dev/null
+        echo "${PIPESTATUS[0]}"' _ "$pre" "$CASE_DIR/seq.trace")
+    assert_eq "$st" 141 "$mode seq's status when head has quit"
+done
+validate "$CASE_DIR/seq.trace"
+"$GT_BUILD/gotrace" check "$CASE_DIR/seq.trace" >"$CASE_DIR/seq.check" 2>&1 ||
+    fail "gotrace check of seq's trace: $(head -c 300 "$CASE_DIR/seq.check")"
+! grep -q 'gotrace recover' "$CASE_DIR/seq.check" || fail "seq left its live file: $(cat "$CASE_DIR/seq.check")"
