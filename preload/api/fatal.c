@@ -27,14 +27,39 @@ static const int fatal_signals[] = {
 static struct {
     _Atomic uint32_t dying;       /* futex word: a fatal signal is being handled */
     pid_t pid;                    /* the process the tracer belongs to (not a vfork child) */
+    int flight;                   /* the flight recorder's trigger, 0 none */
     atomic_int owned[NSIG];       /* the tracer's handler is installed for the signal */
-    uint8_t slot[NSIG];           /* its view's index, set once when it was installed */
-    unsigned slots;               /* the views in use */
+    uint8_t slot[NSIG];           /* its view's index + 1, set when it was first installed */
+    atomic_uint slots;            /* the views in use */
     struct sigaction view[SLOTS]; /* what the program sees (it set SIG_DFL, or nothing) */
 } S GT_BIG;
 _Static_assert(sizeof S <= GT_PAGE, "the fatal signals' state spans one page");
 
-int fatal_owns(int sig)
+/* What the program sees of sig (the tracer's handler was installed for it once at least). */
+static struct sigaction *view_of(int sig)
+{
+    return &S.view[S.slot[sig] - 1];
+}
+
+/* Gives sig a view, if it has none; 0 if none is left (cannot happen: one per signal). */
+static int give_view(int sig)
+{
+    if (S.slot[sig]) return 1;
+    unsigned k = atomic_fetch_add(&S.slots, 1);
+    if (k >= SLOTS) return 0;
+    S.slot[sig] = (uint8_t)(k + 1);
+    return 1;
+}
+
+static int is_fatal(int sig)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        if (fatal_signals[i] == sig) return 1;
+    return 0;
+}
+
+/* Whether the tracer's handler is installed for sig (the program's view is kept here). */
+static int fatal_owns(int sig)
 {
     return sig > 0 && sig < NSIG && atomic_load(&S.owned[sig]);
 }
@@ -54,7 +79,7 @@ void fatal_park(void)
  * a signal that was sent is sent again, to this thread (blocked until the handler returns). */
 static void default_action(int sig, const siginfo_t *si)
 {
-    struct sigaction dfl = S.view[S.slot[sig]];
+    struct sigaction dfl = *view_of(sig);
     dfl.sa_handler = SIG_DFL;
     REAL(sigaction)(sig, &dfl, NULL);
     int fault = si && si->si_code > 0 &&
@@ -93,24 +118,44 @@ static void on_flight(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-/* Installs handler for sig if its disposition is SIG_DFL. */
-static void own(int sig, void (*handler)(int, siginfo_t *, void *))
+static struct sigaction tracer_action(void (*handler)(int, siginfo_t *, void *))
 {
-    struct sigaction cur, sa;
-    if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
-    if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
-    S.slot[sig] = (uint8_t)S.slots++;
-    S.view[S.slot[sig]] = cur;
+    struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
+    return sa;
+}
+
+/* Installs handler for sig if its disposition is SIG_DFL. */
+static void own(int sig, void (*handler)(int, siginfo_t *, void *))
+{
+    struct sigaction cur, sa = tracer_action(handler);
+    if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
+    if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
+    if (!give_view(sig)) return;
+    *view_of(sig) = cur;
     if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
+}
+
+/* Whether the program setting SIG_DFL for fatal signal sig (or the flight trigger), which it
+ * had taken over, gives it back to the tracer: in the process the tracer started in (a vfork
+ * child shares S with its parent, not its dispositions). */
+static int retakes(int sig)
+{
+    return S.pid && (is_fatal(sig) || sig == S.flight) && getpid() == S.pid && give_view(sig);
+}
+
+int fatal_handles(int sig, void (*handler)(int))
+{
+    return fatal_owns(sig) || (handler == SIG_DFL && sig > 0 && sig < NSIG && retakes(sig));
 }
 
 void fatal_init(int flight_signal)
 {
     S.pid = getpid();
+    S.flight = flight_signal;
     if (flight_signal) own(flight_signal, on_flight);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
         own(fatal_signals[i], on_fatal);
@@ -118,16 +163,22 @@ void fatal_init(int flight_signal)
 
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r)
 {
-    if (!fatal_owns(sig)) return 0;
-    struct sigaction prev = S.view[S.slot[sig]];
+    if (!fatal_handles(sig, act ? act->sa_handler : SIG_IGN)) return 0;
+    if (!fatal_owns(sig)) { /* retaken: the program's handler goes, its SIG_DFL is the view */
+        struct sigaction sa = tracer_action(sig == S.flight ? on_flight : on_fatal);
+        *view_of(sig) = *act;
+        *r = REAL(sigaction)(sig, &sa, old);
+        if (*r == 0) atomic_store(&S.owned[sig], 1);
+        return 1;
+    }
+    struct sigaction prev = *view_of(sig);
     *r = 0;
     if (act && act->sa_handler != SIG_DFL) { /* a handler or SIG_IGN: the program's from now */
         atomic_store(&S.owned[sig], 0);
         *r = REAL(sigaction)(sig, act, NULL);
         if (*r != 0) atomic_store(&S.owned[sig], 1);
-    } else if (act) {
-        S.view[S.slot[sig]] =
-            *act; /* SIG_DFL with its flags and mask: recorded; the tracer's stays */
+    } else if (act) { /* SIG_DFL with its flags and mask: recorded; the tracer's stays */
+        *view_of(sig) = *act;
     }
     if (old && *r == 0) *old = prev;
     return 1;

@@ -7,11 +7,11 @@
  * its default action: the same exit status, core dump and status seen by the parent as untraced.
  * Invariants: a signal is caught only if its disposition was SIG_DFL at the tracer's start;
  * the program sees the disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags
- * and mask it set since); a handler or SIG_IGN the program installs replaces the tracer's for
- * good; the handler is async-signal-safe and touches no state in a child that shares its
- * parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS, SIGILL, SIGFPE
- * from the kernel) or a signal sent again to the thread (every other case) ends the process
- * with the default action, whether or not the write finished. */
+ * and mask it set since); a handler or SIG_IGN the program installs replaces the tracer's until
+ * the program sets SIG_DFL again; the handler is async-signal-safe and touches no state in a child
+ * that shares its parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS,
+ * SIGILL, SIGFPE from the kernel) or a signal sent again to the thread (every other case) ends the
+ * process with the default action, whether or not the write finished. */
 #ifndef GOTRACE_FATAL_H
 #define GOTRACE_FATAL_H
 #include <signal.h>
@@ -26,8 +26,10 @@ void fatal_init(int flight_signal);
 void fatal_fork_child(void);
 /* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r);
-/* Whether the tracer's handler is installed for sig (the program's view is kept here). */
-int fatal_owns(int sig);
+/* Whether fatal_sigaction handles the program's setting of sig to handler: sig is the tracer's,
+ * or handler is SIG_DFL for a fatal signal (taken back from the program: a handler's
+ * `signal(sig, SIG_DFL); raise(sig)` then dies with the last write). */
+int fatal_handles(int sig, void (*handler)(int));
 /* A fatal signal is being handled: a thread that reaches a hook waits there for the end. */
 int fatal_dying(void);
 void fatal_park(void) __attribute__((noreturn));

@@ -2,7 +2,8 @@
  * that CPU sampling (cpuprof.h) never takes SIGPROF from a program that uses it (a program
  * installing its own SIGPROF handler gets it, and sampling stops), and the fatal signals whose
  * default action the tracer precedes with a last write (fatal.h): the program sees their
- * disposition as untraced, and a handler it installs replaces the tracer's.
+ * disposition as untraced, and a handler it installs replaces the tracer's until it sets
+ * SIG_DFL again.
  * Invariants: every other signal, and these whenever the tracer does not own them, is forwarded
  * untouched to the real function (same result, same errno); signal(sig, h) for them behaves as
  * glibc's (BSD semantics: SA_RESTART, the signal blocked in its handler). sigset, sysv_signal
@@ -24,7 +25,7 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
 
 EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-    if (sig != SIGPROF && !fatal_owns(sig)) return REAL(signal)(sig, handler);
+    if (sig != SIGPROF && !fatal_handles(sig, handler)) return REAL(signal)(sig, handler);
     struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, sig);

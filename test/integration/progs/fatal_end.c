@@ -4,7 +4,9 @@
  * QUIT, ABRT, USR1, USR2, XCPU, XFSZ, VTALRM, IO, PWR, STKFLT (kill to the process), abort
  * (abort()), SEGV (a store to address 0), BUS (a read past the end of a truncated file
  * mapping), ILL (an invalid instruction), FPE (an integer division by zero), PIPE (a write to a
- * pipe whose reader is closed), ALRM (a 1 ms timer); wait: nothing (something else ends it:
+ * pipe whose reader is closed), ALRM (a 1 ms timer), reraise (SIGTERM to the process, whose
+ * handler, installed at the start, restores SIG_DFL and raises it again, as GNU tools do after
+ * their clean-up); wait: nothing (something else ends it:
  * bench/kept.sh sends SIGKILL); fork: main starts one sleeper (counted third), forks, and waits for
  * the child, which does what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits
  * with status 0. Untraced it dies of that signal; it never exits normally (fork: the parent does).
@@ -55,6 +57,7 @@ static void end_with(const char *how, const char *counts_path)
     for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
         if (strcmp(how, sent[i].name) == 0) kill(getpid(), sent[i].sig);
     if (strcmp(how, "abort") == 0) abort();
+    if (strcmp(how, "reraise") == 0) kill(getpid(), SIGTERM);
     if (strcmp(how, "SEGV") == 0) *(volatile int *)0 = 1;
     if (strcmp(how, "BUS") == 0) {
         char path[4096];
@@ -76,6 +79,12 @@ static void end_with(const char *how, const char *counts_path)
         struct itimerval once = {.it_value = {.tv_usec = 1000}};
         setitimer(ITIMER_REAL, &once, NULL);
     }
+}
+
+static void reraise(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 /* The parent of the fork mode: a thread of its own, then a child doing the work. */
@@ -104,6 +113,10 @@ int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
     counts = map_file(argv[2], 4096, 0);
+    if (strcmp(argv[1], "reraise") == 0) {
+        struct sigaction sa = {.sa_handler = reraise}, old;
+        if (sigaction(SIGTERM, &sa, &old) != 0 || old.sa_handler != SIG_DFL) return 2;
+    }
     if (strcmp(argv[1], "fork") == 0) {
         int rc = forked(argv[2]);
         if (rc >= 0) return rc;
