@@ -43,3 +43,21 @@ validate "$CASE_DIR/seq.trace"
 "$GT_BUILD/gotrace" check "$CASE_DIR/seq.trace" >"$CASE_DIR/seq.check" 2>&1 ||
     fail "gotrace check of seq's trace: $(head -c 300 "$CASE_DIR/seq.check")"
 ! grep -q 'gotrace recover' "$CASE_DIR/seq.check" || fail "seq left its live file: $(cat "$CASE_DIR/seq.check")"
+
+# A real crash handler that restores SIG_DFL and raises again: python's faulthandler on a
+# SIGSEGV (its interpreter itself, not pyenv's shim script): the status as untraced, a valid
+# trace holding python's threads, and no live file left (the last write ran).
+py=$(python3 -c 'import sys; print(sys.executable)')
+crash='import os, signal, threading
+t = threading.Thread(target=lambda: None)
+t.start(); t.join()
+os.kill(os.getpid(), signal.SIGSEGV)'
+plain_run py-plain -- "$py" -X faulthandler -c "$crash"
+want=$RUN_STATUS
+trace_run py-traced -- "$py" -X faulthandler -c "$crash"
+assert_eq "$RUN_STATUS" "$want" "python's status after faulthandler re-raised SIGSEGV"
+validate "$RUN_TRACE"
+"$GT_BUILD/gotrace" check "$RUN_TRACE" >"$CASE_DIR/py.check" 2>&1 ||
+    fail "gotrace check of python's trace: $(head -c 300 "$CASE_DIR/py.check")"
+! grep -q 'gotrace recover' "$CASE_DIR/py.check" || fail "python left its live file: $(cat "$CASE_DIR/py.check")"
+assert_ge "$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -c ' GoCreate ')" 2 "threads created in python's trace"
