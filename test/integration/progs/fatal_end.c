@@ -6,7 +6,8 @@
  * mapping), ILL (an invalid instruction), FPE (an integer division by zero), PIPE (a write to a
  * pipe whose reader is closed), ALRM (a 1 ms timer), reraise (SIGTERM to the process, whose
  * handler, installed at the start, restores SIG_DFL and raises it again, as GNU tools do after
- * their clean-up); wait: nothing (something else ends it:
+ * their clean-up), quick_exit (quick_exit(3) after an at_quick_exit handler that starts and
+ * joins a thread: no destructor runs); wait: nothing (something else ends it:
  * bench/kept.sh sends SIGKILL); fork: main starts one sleeper (counted third), forks, and waits for
  * the child, which does what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits
  * with status 0. Untraced it dies of that signal; it never exits normally (fork: the parent does).
@@ -45,6 +46,17 @@ static void *map_file(const char *path, size_t size, int truncate_after)
     return p;
 }
 
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+static void joins_one(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, nothing, NULL) == 0) pthread_join(t, NULL);
+}
+
 static void end_with(const char *how, const char *counts_path)
 {
     static const struct {
@@ -58,6 +70,10 @@ static void end_with(const char *how, const char *counts_path)
         if (strcmp(how, sent[i].name) == 0) kill(getpid(), sent[i].sig);
     if (strcmp(how, "abort") == 0) abort();
     if (strcmp(how, "reraise") == 0) kill(getpid(), SIGTERM);
+    if (strcmp(how, "quick_exit") == 0) {
+        at_quick_exit(joins_one);
+        quick_exit(3);
+    }
     if (strcmp(how, "SEGV") == 0) *(volatile int *)0 = 1;
     if (strcmp(how, "BUS") == 0) {
         char path[4096];
