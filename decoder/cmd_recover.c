@@ -486,8 +486,9 @@ static int recover(const char *path, const char *live, int keep)
     }
     uint8_t *old = NULL;
     size_t oldlen = (size_t)r.l.h->out_size;
-    if (!r.l.h->out_gens && oldlen > GO_TRACE_HEADER_LEN) /* the file's start (output.h): */
-        oldlen = GO_TRACE_HEADER_LEN;      /* the recovered generation 1 replaces its first event */
+    /* Before its first generation the file holds its start (preload/flush/output.h), whose
+     * event the recovered generation 1 replaces. */
+    if (!r.l.h->out_gens && oldlen > GO_TRACE_HEADER_LEN) oldlen = GO_TRACE_HEADER_LEN;
     if (!oldlen && traced_nothing(&r.l)) { /* e.g. a forked child killed before any hook ran */
         if (!keep) unlink(live);
         printf("%s: process %lld traced nothing before it died: nothing to recover\n", path,

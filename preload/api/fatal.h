@@ -5,13 +5,14 @@
  * writes the generation in progress (asked of the flusher thread, waiting at most FATAL_WAIT_MS)
  * while the program's other threads stop at their next hook (tr_current), then the signal takes
  * its default action: the same exit status, core dump and status seen by the parent as untraced.
- * Invariants: a signal is caught only if its disposition was SIG_DFL at the tracer's start;
- * the program sees the disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags
- * and mask it set since); a handler or SIG_IGN the program installs replaces the tracer's until
- * the program sets SIG_DFL again; the handler is async-signal-safe and touches no state in a child
- * that shares its parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS,
- * SIGILL, SIGFPE from the kernel) or a signal sent again to the thread (every other case) ends the
- * process with the default action, whether or not the write finished. */
+ * Invariants: a signal is caught only while its disposition is SIG_DFL: from the tracer's
+ * start if it was then, and from the program's setting of SIG_DFL; the program sees the
+ * disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags and mask it set since);
+ * a handler or SIG_IGN the program installs replaces the tracer's until the program sets SIG_DFL
+ * again; the handler is async-signal-safe and touches no state in a child that shares its
+ * parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS, SIGILL, SIGFPE
+ * from the kernel) or a signal sent again to the thread (every other case) ends the process
+ * with the default action, whether or not the write finished. */
 #ifndef GOTRACE_FATAL_H
 #define GOTRACE_FATAL_H
 #include <signal.h>
@@ -20,7 +21,8 @@
 
 /* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL, and
  * flight_signal (0: none) for the flight recorder's dumps (flusher.h) if its disposition is
- * SIG_DFL too (the program sees SIG_DFL; a handler it installs replaces the tracer's). */
+ * SIG_DFL too (the program sees SIG_DFL; a handler it installs replaces the tracer's until it sets
+ * SIG_DFL again). */
 void fatal_init(int flight_signal);
 /* In a forked child (the handlers are inherited): the child is the process to write for. */
 void fatal_fork_child(void);

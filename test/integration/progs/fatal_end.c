@@ -7,10 +7,11 @@
  * pipe whose reader is closed), ALRM (a 1 ms timer), reraise (SIGTERM to the process, whose
  * handler, installed at the start, restores SIG_DFL and raises it again, as GNU tools do after
  * their clean-up), quick_exit (quick_exit(3) after an at_quick_exit handler that starts and
- * joins a thread: no destructor runs); wait: nothing (something else ends it:
- * bench/kept.sh sends SIGKILL); fork: main starts one sleeper (counted third), forks, and waits for
- * the child, which does what `wait` does, its pid in COUNTS.pid (recover_kill kills it), then exits
- * with status 0. Untraced it dies of that signal; it never exits normally (fork: the parent does).
+ * joins a thread: no destructor runs), exit_group (syscall(SYS_exit_group, 4)); wait: nothing
+ * (something else ends it: bench/kept.sh sends SIGKILL); fork: main starts one sleeper (counted
+ * third), forks, and waits for the child, which does what `wait` does, its pid in COUNTS.pid
+ * (recover_kill kills it), then exits with status 0. Untraced it dies of that signal; it never
+ * exits normally (fork: the parent does).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +76,7 @@ static void end_with(const char *how, const char *counts_path)
         at_quick_exit(joins_one);
         quick_exit(3);
     }
+    if (strcmp(how, "exit_group") == 0) syscall(SYS_exit_group, 4);
     if (strcmp(how, "SEGV") == 0) *(volatile int *)0 = 1;
     if (strcmp(how, "BUS") == 0) {
         char path[4096];
