@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +217,33 @@ int flusher_lazy(void)
  * abort): done by a child forked without fork handlers (_Fork: async-signal-safe), so that
  * nothing the dying thread holds (malloc's lock, say) can stop it; waited for at most ms, then
  * killed. The parent writes nothing after it. 0 when written. */
+/* The forked child's last write; it ends the child. */
+static void child_write(void)
+{
+    switch_locked(1);
+    _exit(gen_failed() ? 1 : 0);
+}
+
+#define CHILD_STACK ((size_t)1 << 20)
+
+/* Runs the child's write on a stack of its own: the signal may have come on a small one (an
+ * alternate signal stack: Rust's is 8 KiB; the child's copy of it holds no more room). Not in a
+ * sanitizer's build, whose runtime takes a switched stack for an error. */
+__attribute__((noreturn)) static void child_write_on_own_stack(void)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    char *stk = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stk != MAP_FAILED)
+        __asm__ volatile("mov %0, %%rsp\n\tcall *%1\n\tud2"
+                         :
+                         : "r"(stk + CHILD_STACK), "r"(child_write)
+                         : "memory");
+#endif
+    child_write();
+    __builtin_unreachable();
+}
+
 static int final_in_child(uint32_t ms)
 {
     pid_t pid = _Fork();
@@ -223,8 +251,7 @@ static int final_in_child(uint32_t ms)
     if (pid == 0) {
         gt_internal = 1;
         if (gt_self) gt_self->depth++; /* the child's own calls are the tracer's */
-        switch_locked(1);
-        _exit(gen_failed() ? 1 : 0);
+        child_write_on_own_stack();
     }
     int st = 0;
     for (uint32_t waited = 0;; waited++) {

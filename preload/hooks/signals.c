@@ -7,11 +7,13 @@
  * Invariants: every other signal, and these whenever the tracer does not own them, is forwarded
  * untouched to the real function (same result, same errno); signal(sig, h) for them behaves as
  * glibc's (BSD semantics: SA_RESTART, the signal blocked in its handler). sigset, sysv_signal
- * and bsd_signal are not interposed (docs/annotations.md). */
+ * and bsd_signal are not interposed (docs/annotations.md). Also sigaltstack, untouched: the
+ * stack module learns where captures must not walk. */
 #include "cpuprof.h"
 #include "fatal.h"
 #include "hooks.h"
 #include "real.h"
+#include "stack.h"
 
 #include <signal.h>
 
@@ -21,6 +23,14 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
     if (sig == SIGPROF && cpuprof_sigaction(act, old, &r)) return r;
     if (fatal_sigaction(sig, act, old, &r)) return r;
     return REAL(sigaction)(sig, act, old);
+}
+
+/* The alternate signal stack the calling thread's handlers run on: no capture there (stack.h). */
+EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+    int r = REAL(sigaltstack)(ss, old);
+    if (r == 0 && ss) stack_set_altstack(ss);
+    return r;
 }
 
 EXPORT sighandler_t signal(int sig, sighandler_t handler)

@@ -10,6 +10,7 @@
 #ifndef GOTRACE_STACK_H
 #define GOTRACE_STACK_H
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "walk.h"
@@ -75,6 +76,11 @@ void stack_memo_clear(struct stack_memo *memo);
  * stack_capture is itself a GOTRACE_API_FN. Not reentrant on one thread (signal handler during a
  * capture): callers must keep the per-thread re-entrancy guard around it. */
 uint64_t stack_capture(struct stack_memo *memo);
+/* The calling thread's alternate signal stack, as the program sets it (sigaltstack): a capture
+ * made on it (in a handler of the program's, or the CPU profiler's interrupting one) is 0. Its
+ * room is the program's to size (8 KiB for Rust's), a walk through the signal frame takes
+ * libunwind's fallback, which needs more, and a memo's checks could read past its top. */
+void stack_set_altstack(const stack_t *ss);
 /* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
  * memo is dropped. */
 void stack_forget(void);

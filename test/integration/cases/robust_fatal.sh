@@ -68,3 +68,31 @@ validate "$RUN_TRACE"
     fail "gotrace check of python's trace: $(head -c 300 "$CASE_DIR/py.check")"
 ! grep -q 'gotrace recover' "$CASE_DIR/py.check" || fail "python left its live file: $(cat "$CASE_DIR/py.check")"
 assert_ge "$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -c ' GoCreate ')" 2 "threads created in python's trace"
+
+# A stack overflow in Rust (progs/stack_overflow.rs), on the main thread and on a spawned one:
+# Rust's handler runs on its 8 KiB alternate signal stack and writes its message there (through
+# the write hook), then aborts. As untraced: status 134 and the message (before 2026-11-28 the
+# hook's stack walk overflowed that stack: SIGSEGV, no message); the trace validates and holds
+# the sleep before the overflow, and no live file is left (the last write ran, in a forked child
+# on a stack of its own when the program had one thread).
+if command -v rustc >/dev/null; then
+    rustc -C opt-level=0 -o "$GT_BIN/stack_overflow" "$GT_PROGS/stack_overflow.rs" 2>"$CASE_DIR/build-rust.log" ||
+        fail "rustc failed: $(head -c 300 "$CASE_DIR/build-rust.log")"
+    for mode in main thread; do
+        arg=
+        [ "$mode" = thread ] && arg=thread
+        plain_run "so-plain-$mode" -- "$GT_BIN/stack_overflow" $arg
+        want=$RUN_STATUS
+        trace_run "so-traced-$mode" -- "$GT_BIN/stack_overflow" $arg
+        assert_eq "$RUN_STATUS" "$want" "status after Rust's stack overflow ($mode)"
+        assert_eq "$(grep -c 'has overflowed its stack' "$RUN_ERR")" 1 "Rust's message ($mode)"
+        validate "$RUN_TRACE"
+        "$GT_BUILD/gotrace" check "$RUN_TRACE" >"$CASE_DIR/so-$mode.check" 2>&1 ||
+            fail "gotrace check ($mode): $(head -c 300 "$CASE_DIR/so-$mode.check")"
+        ! grep -q 'gotrace recover' "$CASE_DIR/so-$mode.check" ||
+            fail "a live file is left after Rust's stack overflow ($mode)"
+        assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" sleep)" 1 "main's sleep before the overflow ($mode)"
+    done
+else
+    skip_part "stack_overflow: rustc not installed"
+fi
