@@ -29,11 +29,8 @@ SECTION_BOUNDS(gotrace_tramp);
 static struct intern_set stacks;
 static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
-static __thread struct {
-    uintptr_t lo; /* the calling thread's alternate signal stack: [lo, lo + size) */
-    size_t size;
-} alt;
-static int ready;   /* table initialised */
+__thread struct stack_alt stack_alt;
+static int ready; /* table initialised */
 
 static _Atomic uint32_t epoch;                /* memos recorded in another epoch are stale */
 static struct stack_thread *(*self_of)(void); /* stack_set_self */
@@ -232,7 +229,7 @@ __asm__(".pushsection gotrace_api,\"ax\",@progbits\n"
 GOTRACE_API_FN __attribute__((used, noclone)) static uint64_t
 capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
 {
-    if (!capture || cfa - alt.lo < alt.size) return 0; /* off, or on the alternate stack */
+    if (!capture || cfa - stack_alt.lo < stack_alt.size) return 0; /* off, or on the alt. stack */
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     if (memo) {
         uint32_t now = atomic_load_explicit(&epoch, memory_order_relaxed);
@@ -313,7 +310,7 @@ void stack_forget(void)
 
 GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
 {
-    if (!capture || (uintptr_t)__builtin_frame_address(0) - alt.lo < alt.size) return 0;
+    if (!capture || (uintptr_t)__builtin_frame_address(0) - stack_alt.lo < stack_alt.size) return 0;
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
     pcs[0] = at->pc + 1; /* an exact pc: made to look like a return address */
     int n = walk_stack(*at, pcs + 1, depth - 1);
@@ -325,12 +322,6 @@ GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
     if (first == n) return 0;
     pcs[first] = at->pc + 1;
     return stack_from_pcs(pcs + first, last_used(pcs, first, n) - first);
-}
-
-void stack_set_altstack(const stack_t *ss)
-{
-    alt.lo = ss->ss_flags & SS_DISABLE ? 0 : (uintptr_t)ss->ss_sp;
-    alt.size = ss->ss_flags & SS_DISABLE ? 0 : ss->ss_size;
 }
 
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n)

@@ -79,8 +79,19 @@ uint64_t stack_capture(struct stack_memo *memo);
 /* The calling thread's alternate signal stack, as the program sets it (sigaltstack): a capture
  * made on it (in a handler of the program's, or the CPU profiler's interrupting one) is 0. Its
  * room is the program's to size (8 KiB for Rust's), a walk through the signal frame takes
- * libunwind's fallback, which needs more, and a memo's checks could read past its top. */
-void stack_set_altstack(const stack_t *ss);
+ * libunwind's fallback, which needs more, and a memo's checks could read past its top. Set
+ * inline, in the caller's code: a sanitizer's runtime sets its own before its instrumentation
+ * may run. */
+extern __thread struct stack_alt {
+    uintptr_t lo; /* [lo, lo + size) */
+    size_t size;
+} stack_alt __attribute__((tls_model("initial-exec")));
+
+static inline void stack_set_altstack(const stack_t *ss)
+{
+    stack_alt.lo = ss->ss_flags & SS_DISABLE ? 0 : (uintptr_t)ss->ss_sp;
+    stack_alt.size = ss->ss_flags & SS_DISABLE ? 0 : ss->ss_size;
+}
 /* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
  * memo is dropped. */
 void stack_forget(void);
