@@ -213,10 +213,6 @@ int flusher_lazy(void)
     return atomic_load(&F.lazy);
 }
 
-/* The last write of a process without a flusher thread that is about to die (a fatal signal,
- * abort): done by a child forked without fork handlers (_Fork: async-signal-safe), so that
- * nothing the dying thread holds (malloc's lock, say) can stop it; waited for at most ms, then
- * killed. The parent writes nothing after it. 0 when written. */
 /* The forked child's last write; it ends the child. */
 static void child_write(void)
 {
@@ -244,6 +240,10 @@ __attribute__((noreturn)) static void child_write_on_own_stack(void)
     __builtin_unreachable();
 }
 
+/* The last write of a process without a flusher thread that is about to die (a fatal signal,
+ * abort): done by a child forked without fork handlers (_Fork: async-signal-safe), so that
+ * nothing the dying thread holds (malloc's lock, say) can stop it; waited for at most ms, then
+ * killed. The parent writes nothing after it. 0 when written. */
 static int final_in_child(uint32_t ms)
 {
     pid_t pid = _Fork();

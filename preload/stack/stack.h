@@ -92,6 +92,7 @@ static inline void stack_set_altstack(const stack_t *ss)
     stack_alt.lo = ss->ss_flags & SS_DISABLE ? 0 : (uintptr_t)ss->ss_sp;
     stack_alt.size = ss->ss_flags & SS_DISABLE ? 0 : ss->ss_size;
 }
+
 /* After a library is unloaded: its code addresses may be reused, every cached unwind rule and
  * memo is dropped. */
 void stack_forget(void);
