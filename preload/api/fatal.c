@@ -21,41 +21,31 @@
 static const int fatal_signals[] = {
     SIGTERM,   SIGINT, SIGHUP, SIGQUIT,   SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
     SIGVTALRM, SIGIO,  SIGPWR, SIGSTKFLT, SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT};
-#define SLOTS (sizeof fatal_signals / sizeof *fatal_signals + 1) /* and the flight signal */
+#define NFATAL (sizeof fatal_signals / sizeof *fatal_signals)
 
 /* What start-up touches: one page. */
 static struct {
-    _Atomic uint32_t dying;       /* futex word: a fatal signal is being handled */
-    pid_t pid;                    /* the process the tracer belongs to (not a vfork child) */
-    int flight;                   /* the flight recorder's trigger, 0 none */
-    atomic_int owned[NSIG];       /* the tracer's handler is installed for the signal */
-    uint8_t slot[NSIG];           /* its view's index + 1, set when it was first installed */
-    atomic_uint slots;            /* the views in use */
-    struct sigaction view[SLOTS]; /* what the program sees (it set SIG_DFL, or nothing) */
+    _Atomic uint32_t dying;            /* futex word: a fatal signal is being handled */
+    pid_t pid;                         /* the process the tracer belongs to (not a vfork child) */
+    int flight;                        /* the flight recorder's trigger, 0 none */
+    atomic_int owned[NSIG];            /* the tracer's handler is installed for the signal */
+    struct sigaction view[NFATAL + 1]; /* what the program sees (it set SIG_DFL, or nothing) */
 } S GT_BIG;
 _Static_assert(sizeof S <= GT_PAGE, "the fatal signals' state spans one page");
 
-/* What the program sees of sig (the tracer's handler was installed for it once at least). */
+/* The index of sig's view: its place among the fatal signals, NFATAL for the flight trigger
+ * (when not one of them), -1 for a signal the tracer never takes. */
+static int slot_of(int sig)
+{
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig) return (int)i;
+    return sig == S.flight && sig ? (int)NFATAL : -1;
+}
+
+/* What the program sees of sig (one the tracer takes). */
 static struct sigaction *view_of(int sig)
 {
-    return &S.view[S.slot[sig] - 1];
-}
-
-/* Gives sig a view, if it has none; 0 if none is left (cannot happen: one per signal). */
-static int give_view(int sig)
-{
-    if (S.slot[sig]) return 1;
-    unsigned k = atomic_fetch_add(&S.slots, 1);
-    if (k >= SLOTS) return 0;
-    S.slot[sig] = (uint8_t)(k + 1);
-    return 1;
-}
-
-static int is_fatal(int sig)
-{
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-        if (fatal_signals[i] == sig) return 1;
-    return 0;
+    return &S.view[slot_of(sig)];
 }
 
 /* Whether the tracer's handler is installed for sig (the program's view is kept here). */
@@ -134,7 +124,6 @@ static void own(int sig, void (*handler)(int, siginfo_t *, void *))
     struct sigaction cur, sa = tracer_action(handler);
     if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
     if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
-    if (!give_view(sig)) return;
     *view_of(sig) = cur;
     if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
 }
@@ -144,7 +133,7 @@ static void own(int sig, void (*handler)(int, siginfo_t *, void *))
  * child shares S with its parent, not its dispositions). */
 static int retakes(int sig)
 {
-    return S.pid && (is_fatal(sig) || sig == S.flight) && getpid() == S.pid && give_view(sig);
+    return S.pid && slot_of(sig) >= 0 && getpid() == S.pid;
 }
 
 int fatal_handles(int sig, void (*handler)(int))
@@ -157,7 +146,7 @@ void fatal_init(int flight_signal)
     S.pid = getpid();
     S.flight = flight_signal;
     if (flight_signal) own(flight_signal, on_flight);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+    for (size_t i = 0; i < NFATAL; i++)
         own(fatal_signals[i], on_fatal);
 }
 

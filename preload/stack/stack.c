@@ -30,6 +30,12 @@ static struct intern_set stacks;
 static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
 __thread struct stack_alt stack_alt;
+
+/* Whether sp lies on the calling thread's alternate signal stack (stack.h). */
+static inline int on_altstack(uintptr_t sp)
+{
+    return sp - stack_alt.lo < stack_alt.size;
+}
 static int ready; /* table initialised */
 
 static _Atomic uint32_t epoch;                /* memos recorded in another epoch are stale */
@@ -229,7 +235,7 @@ __asm__(".pushsection gotrace_api,\"ax\",@progbits\n"
 GOTRACE_API_FN __attribute__((used, noclone)) static uint64_t
 capture_at(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa)
 {
-    if (!capture || cfa - stack_alt.lo < stack_alt.size) return 0; /* off, or on the alt. stack */
+    if (!capture || on_altstack(cfa)) return 0;
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     if (memo) {
         uint32_t now = atomic_load_explicit(&epoch, memory_order_relaxed);
@@ -310,7 +316,7 @@ void stack_forget(void)
 
 GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
 {
-    if (!capture || (uintptr_t)__builtin_frame_address(0) - stack_alt.lo < stack_alt.size) return 0;
+    if (!capture || on_altstack((uintptr_t)__builtin_frame_address(0))) return 0;
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
     pcs[0] = at->pc + 1; /* an exact pc: made to look like a return address */
     int n = walk_stack(*at, pcs + 1, depth - 1);

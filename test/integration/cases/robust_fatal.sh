@@ -14,6 +14,14 @@ case $GT_SANITIZER in
 asan | tsan) skip_case "the $GT_SANITIZER runtime handles fatal signals itself" ;;
 esac
 prog=$(build_prog fatal_end)
+
+# written_whole TRACE WHAT: the trace validates and its process left no live file (`gotrace
+# check` says to recover when it did): the last write ran.
+written_whole() {
+    validate "$1"
+    "$GT_BUILD/gotrace" check "$1" >"$1.check" 2>&1 || fail "gotrace check ($2): $(head -c 300 "$1.check")"
+    ! grep -q 'gotrace recover' "$1.check" || fail "$2 left its live file: $(cat "$1.check")"
+}
 for how in TERM INT HUP QUIT ABRT abort SEGV BUS ILL FPE PIPE ALRM USR1 USR2 XCPU XFSZ VTALRM IO PWR STKFLT reraise quick_exit exit_group; do
     plain_run "plain-$how" -- "$prog" "$how" "$CASE_DIR/plain-$how.counts"
     want=$RUN_STATUS
@@ -46,10 +54,7 @@ for mode in plain traced; do
         echo "${PIPESTATUS[0]}"' _ "$pre" "$CASE_DIR/seq.trace")
     assert_eq "$st" 141 "$mode seq's status when head has quit"
 done
-validate "$CASE_DIR/seq.trace"
-"$GT_BUILD/gotrace" check "$CASE_DIR/seq.trace" >"$CASE_DIR/seq.check" 2>&1 ||
-    fail "gotrace check of seq's trace: $(head -c 300 "$CASE_DIR/seq.check")"
-! grep -q 'gotrace recover' "$CASE_DIR/seq.check" || fail "seq left its live file: $(cat "$CASE_DIR/seq.check")"
+written_whole "$CASE_DIR/seq.trace" seq
 
 # A real crash handler that restores SIG_DFL and raises again: python's faulthandler on a
 # SIGSEGV (its interpreter itself, not pyenv's shim script): the status as untraced, a valid
@@ -63,10 +68,7 @@ plain_run py-plain -- "$py" -X faulthandler -c "$crash"
 want=$RUN_STATUS
 trace_run py-traced -- "$py" -X faulthandler -c "$crash"
 assert_eq "$RUN_STATUS" "$want" "python's status after faulthandler re-raised SIGSEGV"
-validate "$RUN_TRACE"
-"$GT_BUILD/gotrace" check "$RUN_TRACE" >"$CASE_DIR/py.check" 2>&1 ||
-    fail "gotrace check of python's trace: $(head -c 300 "$CASE_DIR/py.check")"
-! grep -q 'gotrace recover' "$CASE_DIR/py.check" || fail "python left its live file: $(cat "$CASE_DIR/py.check")"
+written_whole "$RUN_TRACE" python
 assert_ge "$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -c ' GoCreate ')" 2 "threads created in python's trace"
 
 # A stack overflow in Rust (progs/stack_overflow.rs), on the main thread and on a spawned one:
@@ -86,11 +88,7 @@ if command -v rustc >/dev/null; then
         trace_run "so-traced-$mode" -- "$GT_BIN/stack_overflow" $arg
         assert_eq "$RUN_STATUS" "$want" "status after Rust's stack overflow ($mode)"
         assert_eq "$(grep -c 'has overflowed its stack' "$RUN_ERR")" 1 "Rust's message ($mode)"
-        validate "$RUN_TRACE"
-        "$GT_BUILD/gotrace" check "$RUN_TRACE" >"$CASE_DIR/so-$mode.check" 2>&1 ||
-            fail "gotrace check ($mode): $(head -c 300 "$CASE_DIR/so-$mode.check")"
-        ! grep -q 'gotrace recover' "$CASE_DIR/so-$mode.check" ||
-            fail "a live file is left after Rust's stack overflow ($mode)"
+        written_whole "$RUN_TRACE" "Rust's stack overflow ($mode)"
         assert_ge "$(count_reason "$RUN_TRACE" "$(main_gid)" sleep)" 1 "main's sleep before the overflow ($mode)"
     done
 else
