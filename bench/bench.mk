@@ -37,6 +37,12 @@ $(BENCH_DIR)/bench_floor: bench/floor/bench_floor.c | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lpthread
 
+# The least a tracer of who wakes whom does around a condvar wait, as an interposer: the floor
+# of the ping-pongs, measured inside them (bench/run.sh).
+$(BENCH_DIR)/libfloor.so: bench/floor/floor_preload.c | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
 # The same interposer linked with exactly the shared libraries libgotrace.so loads (its
 # DT_NEEDED entries): the floor of a preload that only loads them (bench/process.sh).
 $(BENCH_DIR)/libnoop_libs.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h $(BUILD)/libgotrace.so
@@ -49,8 +55,8 @@ $(BENCH_DIR)/procbench: bench/process/procbench.c | $(BUILD)
 	$(CC) $(BENCH_CFLAGS) $< -o $@
 
 bench-build: all $(BENCH_WORKLOADS) $(BENCH_DIR)/libnoop.so $(BENCH_DIR)/bench_stack \
-    $(BENCH_DIR)/bench_events $(BENCH_DIR)/bench_floor $(BENCH_DIR)/libnoop_libs.so \
-    $(BENCH_DIR)/procbench
+    $(BENCH_DIR)/bench_events $(BENCH_DIR)/bench_floor $(BENCH_DIR)/libfloor.so \
+    $(BENCH_DIR)/libnoop_libs.so $(BENCH_DIR)/procbench
 
 bench-tracer: bench-build
 	@bash bench/run.sh

@@ -13,7 +13,8 @@
 # Knobs: BENCH_RUNS (default 5), BENCH_SLOW_RUNS (default 5), BENCH_ONLY (space-separated
 # workload names), BENCH_TOOLS (default "strace lttng ltrace"; empty: none), BENCH_NO_INSTALL=1
 # (do not apt-get), BENCH_SCALE (divides every N, for a quick try), BENCH_LIB (another build
-# of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes).
+# of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes),
+# BENCH_INSITU_ROUNDS (default 11: the paired rounds of the in-situ floor).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/section.sh"
@@ -216,6 +217,32 @@ events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
 # What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
 # cache lines moved between the CPUs.
 floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
+# The same floor inside the ping-pongs: a minimal who-woke-whom interposer (bench/floor/
+# floor_preload.c) against gotrace, in procbench's paired rounds (alternating, rotated order).
+# insitu N [PIN...]: "floor / gotrace" ns of CPU added an event to the condvar ping-pong of N
+# round trips (8 events each), medians of the paired differences to untraced.
+insitu() {
+  local n=$(($1 / SCALE > 0 ? $1 / SCALE : 1))
+  shift
+  GOTRACE_OUT="$B/out/insitu.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
+    "floor=$B/libfloor.so" "gotrace=$LIB" -- "$B/condvar" "$n" 2>/dev/null |
+    awk -v ev=$((8 * n)) '$1 == "floor" || $1 == "gotrace" { v[$1] = $7 * 1e6 / ev }
+      END { if (!("gotrace" in v)) print "not run"
+            else printf "%.0f / %.0f", v["floor"], v["gotrace"] }'
+  rm -f "$B"/out/insitu.*
+}
+insitu_line="pinned to one CPU (condvar_1cpu) $(insitu 200000 taskset -c 0),"
+insitu_line+=" across two (condvar) $(insitu 50000)"
+# What one wait touches, the cold lines after a context switch (bench/floor/footprint.py:
+# valgrind's lackey, exact): instructions, lines of code and lines of data, per interposer.
+footprint() {
+  python3 "$top/bench/floor/footprint.py" "$1" "$B/condvar" 300 2>/dev/null |
+    awk '{ printf "%s instructions, %s lines of code, %s of data", $1, $2, $3 }' || true
+}
+footprint_line="valgrind or python3 not installed"
+if command -v valgrind >/dev/null && command -v python3 >/dev/null; then
+  footprint_line="gotrace $(footprint "$LIB"); the minimal interposer $(footprint "$B/libfloor.so")"
+fi
 # Instructions the tracer executes per condvar wait and per contended lock (the hooks' cost less
 # the real calls'): callgrind counts them exactly, whatever the load, so these compare across runs.
 # insns WORKLOAD N ROUNDS FUNCS: the inclusive instructions of the hooks named FUNCS (sync.c) less
@@ -324,6 +351,11 @@ report() {
   echo "  hand-offs between two threads, no futex): ${events_line:-not run}."
   echo "- Tracer instructions per condvar wait and per contended lock (callgrind, exact): ${insn_line}."
   echo "- The machine's floor under those figures (bench/floor: what a wait cannot avoid): ${floor_line:-not run}."
+  echo "- The same floor inside the ping-pongs (bench/floor/floor_preload.c: a minimal"
+  echo "  interposer that does only that, no stacks, no output), ns of CPU added an event,"
+  echo "  minimal interposer / gotrace, medians of ${BENCH_INSITU_ROUNDS:-11} paired rounds: ${insitu_line}."
+  echo "- What a condvar wait touches in the interposer (bench/floor/footprint.py, exact: the"
+  echo "  wait, the other thread's return from its own and its signal): ${footprint_line}."
   echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
   echo "  [decoder/RESULTS.md](decoder/RESULTS.md), written by bench-decoder in the same \`make bench\`."
 }
