@@ -84,10 +84,29 @@ static void futex_wake_all(_Atomic uint32_t *w)
     REAL(syscall)(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* Blocks the signals another process may send while a write runs on a program's thread (the
+ * last one at exit, say): a handler for one would find the output locked by the write it
+ * interrupted, and its own last write (final_in_child) would wait for that lock in vain. A
+ * parent that ends its children with SIGTERM as they exit (Python's multiprocessing pools)
+ * sent it there. Faults, and what a write itself raises (SIGPIPE, SIGXFSZ), stay deliverable. */
+static void block_sent_signals(sigset_t *old)
+{
+    static const int raised[] = {SIGSEGV, SIGBUS, SIGILL,  SIGFPE,
+                                 SIGTRAP, SIGSYS, SIGPIPE, SIGXFSZ};
+    sigset_t s;
+    sigfillset(&s);
+    for (size_t i = 0; i < sizeof raised / sizeof *raised; i++)
+        sigdelset(&s, raised[i]);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
 /* One switch and write (the last one if final), on any thread; then the flight recorder's
- * dump if one was asked meanwhile (or at the end, if asked). */
+ * dump if one was asked meanwhile (or at the end, if asked). A signal sent meanwhile is
+ * handled after it. */
 static void switch_locked(int final)
 {
+    sigset_t old;
+    block_sent_signals(&old);
     output_lock();
     if (!atomic_load(&F.stopped)) {
         uint64_t at = generation_switch(0);
@@ -106,6 +125,7 @@ static void switch_locked(int final)
         }
     }
     output_unlock();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* What the flusher thread does this round: 0 nothing, 1 a switch, 2 the final write. */
@@ -332,6 +352,9 @@ void flusher_code_unloaded(void)
 
 void flusher_final(void)
 {
+    sigset_t kept;
+    block_sent_signals(&kept); /* for good: the process ends after this write, as it would have
+                                  ended untraced before a signal sent now */
     if (flusher_ask(1, ASK_WAIT_MS) != 0) return;
     switch_locked(1);
     gen_kick();

@@ -27,7 +27,9 @@ void flusher_need_thread(void);
 /* Whether the flusher thread has not started yet (the program has had one thread). */
 int flusher_lazy(void);
 void flusher_flush_now(void); /* switch and write synchronously (before exec) */
-void flusher_final(void);     /* last switch and write; nothing is written after it */
+/* The last switch and write; nothing is written after it. The signals another process may send
+ * stay blocked from here on: the process ends, as it would have ended untraced before them. */
+void flusher_final(void);
 /* The same from a signal handler or before abort: asked of the flusher thread only (never
  * written on the calling thread, which may hold what the write needs; without a flusher thread,
  * by a forked child), waiting at most ms; 0 when written. The process must die after it. */

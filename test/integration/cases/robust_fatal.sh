@@ -71,6 +71,31 @@ assert_eq "$RUN_STATUS" "$want" "python's status after faulthandler re-raised SI
 written_whole "$RUN_TRACE" python
 assert_ge "$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -c ' GoCreate ')" 2 "threads created in python's trace"
 
+# A parent that ends its children with SIGTERM as they exit: python's multiprocessing pool,
+# terminated after its map. Each worker's last write (GOTRACE_SYMCACHE=0: libdw, tens of ms) is
+# under way when the SIGTERM comes, and the write ends first (the signals another process sends
+# are blocked from then on: the worker exits as it would have untraced). As untraced: the status
+# and output; and each of the 4 processes wrote a whole trace (before 2026-11-28 the handler's
+# last write waited 5 s for the output the interrupted write held, and the workers died of the
+# SIGTERM leaving their live files: 1-3 of 3, and 5.4 s instead of 0.1).
+pool='import multiprocessing as mp
+def sq(x): return x * x
+if __name__ == "__main__":
+    p = mp.get_context("fork").Pool(3)
+    print(sum(p.map(sq, range(1000))))
+    p.terminate()
+    p.join()'
+plain_run pool-plain -- "$py" -c "$pool"
+want=$RUN_STATUS p_out=$RUN_OUT
+mkdir -p "$CASE_DIR/pool"
+trace_run pool-traced GOTRACE_OUT="$CASE_DIR/pool/t.%p.trace" GOTRACE_SYMCACHE=0 -- "$py" -c "$pool"
+assert_eq "$RUN_STATUS" "$want" "the pool's status"
+cmp -s "$p_out" "$RUN_OUT" || fail "the pool's output differs: $(head -c 200 "$RUN_OUT")"
+assert_eq "$(ls "$CASE_DIR"/pool/t.*.trace | grep -c .)" 4 "traces of the pool's processes"
+for f in "$CASE_DIR"/pool/t.*.trace; do
+    written_whole "$f" "a pool process ($(basename "$f"))"
+done
+
 # A stack overflow in Rust (progs/stack_overflow.rs), on the main thread and on a spawned one:
 # Rust's handler runs on its 8 KiB alternate signal stack and writes its message there (through
 # the write hook), then aborts. As untraced: status 134 and the message (before 2026-11-28 the
