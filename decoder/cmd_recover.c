@@ -455,12 +455,6 @@ static int rebuild(struct rec *r, const char *file, const uint8_t *old, size_t o
     return -1;
 }
 
-/* Whether the live file holds no event: no thread registered, no status batch. */
-static int traced_nothing(const struct gd_live *l)
-{
-    return !l->h->registry && !l->h->mless[0] && !l->h->mless[1];
-}
-
 /* Recovers path from the live file at live; the exit status. */
 static int recover(const char *path, const char *live, int keep)
 {
@@ -489,7 +483,8 @@ static int recover(const char *path, const char *live, int keep)
     /* Before its first generation the file holds its start (preload/flush/output.h), whose
      * event the recovered generation 1 replaces. */
     if (!r.l.h->out_gens && oldlen > GO_TRACE_HEADER_LEN) oldlen = GO_TRACE_HEADER_LEN;
-    if (!oldlen && traced_nothing(&r.l)) { /* e.g. a forked child killed before any hook ran */
+    if (!oldlen &&
+        gt_live_traced_nothing(r.l.h)) { /* e.g. a forked child killed before any hook ran */
         if (!keep) unlink(live);
         printf("%s: process %lld traced nothing before it died: nothing to recover\n", path,
                (long long)r.l.h->pid);

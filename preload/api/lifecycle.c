@@ -59,6 +59,13 @@ int tr_in_own_process(void)
     return getpid() == tracer_pid;
 }
 
+void tr_child_reaped(pid_t pid)
+{
+    int saved = errno;
+    arena_forget_child(pid);
+    errno = saved;
+}
+
 /* The forking thread holds the locks from here to the parent or child handler; meanwhile it
  * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
  * fork from inside the tracer (a signal handler) takes no lock and gives an untraced child. */

@@ -13,6 +13,7 @@
 #include "thread.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 __attribute__((cold)) struct gt_thread *tr_current_slow(void);
 /* The calling thread's record if it may emit now, registering a thread first seen (and setting
@@ -51,6 +52,9 @@ void tr_shutdown(void);
 /* gotrace_flight_dump(): the flight recorder's window written now; -1 when not tracing in
  * flight mode. */
 int tr_flight_dump(void);
+/* The calling process reaped child pid, which a signal ended: the live file it left goes if it
+ * traced nothing (util/arena.h arena_forget_child). errno is kept. */
+void tr_child_reaped(pid_t pid);
 /* 0 in a child made without fork handlers (vfork, _Fork, clone): it must not touch the
  * tracer's state, which is its parent's. */
 int tr_in_own_process(void);

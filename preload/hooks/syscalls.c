@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- reads and writes ---- */
@@ -205,19 +206,47 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 
 /* ---- children ---- */
 
+/* A child reaped with status st (if known) that a signal ended may have left a live file. */
+static void reaped(pid_t pid, const int *st)
+{
+    if (pid > 0 && (!st || WIFSIGNALED(*st))) tr_child_reaped(pid);
+}
+
 EXPORT pid_t wait(int *status)
 {
-    return SYSCALL(REAL(wait)(status));
+    pid_t r = SYSCALL(REAL(wait)(status));
+    reaped(r, status);
+    return r;
 }
 
 EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-    return SYSCALL_IF(!(options & WNOHANG), REAL(waitpid)(pid, status, options));
+    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(waitpid)(pid, status, options));
+    reaped(r, status);
+    return r;
+}
+
+EXPORT pid_t wait3(int *status, int options, struct rusage *usage)
+{
+    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(wait3)(status, options, usage));
+    reaped(r, status);
+    return r;
+}
+
+EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
+{
+    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(wait4)(pid, status, options, usage));
+    reaped(r, status);
+    return r;
 }
 
 EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
-    return SYSCALL_IF(!(options & WNOHANG), REAL(waitid)(type, id, info, options));
+    int r = SYSCALL_IF(!(options & WNOHANG), REAL(waitid)(type, id, info, options));
+    if (r == 0 && info && !(options & WNOWAIT) &&
+        (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED))
+        tr_child_reaped(info->si_pid);
+    return r;
 }
 
 /* ---- syscall(): futex calls followed (futex.c); descriptor calls kept off the tracer's ---- */

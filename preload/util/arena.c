@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,17 +71,23 @@ static int replaceable(const char *path, uint64_t ticks)
            h.pid == (int64_t)getpid() && h.start_ticks == ticks;
 }
 
+#define NAMES 8 /* names a process tries: gotrace.<pid>.live, then .<pid>-<k>. */
+
+static void name_file(char *path, size_t size, pid_t pid, int k)
+{
+    if (k)
+        snprintf(path, size, "%s/%s%ld-%d%s", GT_LIVE_DIR, GT_LIVE_PREFIX, (long)pid, k,
+                 GT_LIVE_SUFFIX);
+    else
+        snprintf(path, size, "%s/%s%ld%s", GT_LIVE_DIR, GT_LIVE_PREFIX, (long)pid, GT_LIVE_SUFFIX);
+}
+
 /* Creates this process's file (gotrace.<pid>.live, or .<pid>-<k>. when a dead process with our
  * pid left one to recover); its descriptor, or -1. */
 static int create_file(uint64_t ticks)
 {
-    for (int k = 0; k < 8; k++) {
-        if (k)
-            snprintf(A.path, sizeof A.path, "%s/%s%ld-%d%s", GT_LIVE_DIR, GT_LIVE_PREFIX,
-                     (long)getpid(), k, GT_LIVE_SUFFIX);
-        else
-            snprintf(A.path, sizeof A.path, "%s/%s%ld%s", GT_LIVE_DIR, GT_LIVE_PREFIX,
-                     (long)getpid(), GT_LIVE_SUFFIX);
+    for (int k = 0; k < NAMES; k++) {
+        name_file(A.path, sizeof A.path, getpid(), k);
         int fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST && replaceable(A.path, ticks) && unlink(A.path) == 0)
             fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -200,6 +208,36 @@ void arena_unlink(void)
     if (!A.base || !A.path[0]) return;
     unlink(A.path);
     A.path[0] = 0; /* nothing of ours has that name any more */
+}
+
+/* Whether the file at path is the one a process pid that traced nothing left: its head names
+ * pid, it did not end cleanly, and no process has that pid now (a reaped child's is free). 1
+ * yes, 0 no, -1 no such file. */
+static int left_empty(const char *path, pid_t pid)
+{
+    struct gt_live_head h;
+    int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? -1 : 0;
+    size_t tail = offsetof(struct gt_live_head, mless); /* mless, then registry */
+    int ok = REAL(pread)(fd, &h, offsetof(struct gt_live_head, out_path), 0) ==
+                 (ssize_t)offsetof(struct gt_live_head, out_path) &&
+             REAL(pread)(fd, (char *)&h + tail, sizeof h.mless + sizeof h.registry, (off_t)tail) ==
+                 (ssize_t)(sizeof h.mless + sizeof h.registry);
+    REAL(close)(fd);
+    return ok && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 && h.pid == (int64_t)pid &&
+           h.state == GT_LIVE_RUNNING && gt_live_traced_nothing(&h) && kill(pid, 0) != 0 &&
+           errno == ESRCH;
+}
+
+void arena_forget_child(pid_t pid)
+{
+    char path[sizeof A.path];
+    for (int k = 0; k < NAMES; k++) {
+        name_file(path, sizeof path, pid, k);
+        int empty = left_empty(path, pid);
+        if (empty > 0) unlink(path);
+        if (empty) return; /* removed, or no name after a missing one */
+    }
 }
 
 void arena_fork_prepare(void)

@@ -18,6 +18,7 @@
 #include "gt_live.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 enum arena_region { ARENA_TABLES, ARENA_BUFFERS };
 
@@ -40,6 +41,10 @@ void arena_complete(void);
  * LD_PRELOAD dropped) leaves nothing on tmpfs; a traced one makes its own file. If the exec
  * fails after all, tracing goes on without a file to recover from. */
 void arena_unlink(void);
+/* A child the caller reaped (pid): the live file it left is removed if it traced nothing (a
+ * forked child killed before any hook ran in it: a debugger's or strace's probe). A file with
+ * events stays for `gotrace recover`. Sets errno. */
+void arena_forget_child(pid_t pid);
 /* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
  * and the parent releases it; a traced child gets its own file (see above); a child that runs
  * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */

@@ -102,6 +102,8 @@
     X(wait, pid_t, (int *), 0)                                                                     \
     X(waitpid, pid_t, (pid_t, int *, int), 0)                                                      \
     X(waitid, int, (idtype_t, id_t, siginfo_t *, int), 0)                                          \
+    X(wait3, pid_t, (int *, int, struct rusage *), 0)                                              \
+    X(wait4, pid_t, (pid_t, int *, int, struct rusage *), 0)                                       \
     X(flock, int, (int, int), 0)                                                                   \
     X(fcntl, int, (int, int, ...), 0)                                                              \
     X(fcntl64, int, (int, int, ...), 0)                                                            \

@@ -8,7 +8,8 @@
 # `gotrace check` says to recover, recover keeps >= 99.9 % of the sleeps, the file validates,
 # the live file is gone, and a second recover changes nothing. Also: recover refuses while the
 # process runs, and `gotrace record` recovers a program killed under it by itself. A forked child
-# killed before any hook ran: recover says it traced nothing and removes its live file.
+# killed before any hook ran: its reaping parent removes its live file, or, orphaned, recover
+# says it traced nothing and removes it.
 # itest-timeout: 150
 
 prog=$(build_prog fatal_end)
@@ -120,22 +121,39 @@ done
 
 # A forked child killed before any hook ran (a subshell that kills itself): its live file holds
 # no thread and no event, and its trace file was never made (a child opens it for its first
-# generation). recover of the child's path says there is nothing to recover, removes the live
-# file and makes no file (it said "does not validate" and left the file on /dev/shm for good).
+# generation). (a) Reaped by its traced parent (bash's waitpid): the tracer removes that file
+# (before 2026-11-28 it stayed on /dev/shm for good). (b) Orphaned, its parent gone first (it
+# waits for that with `[ -d /proc/PID ]`, a stat no hook sees; its stdin is the parent's, not
+# /dev/null opened by a hook), reaped by init: recover of the
+# child's path says there is nothing to recover, removes the live file and makes no file (it
+# said "does not validate" and left the file on /dev/shm for good).
+# live_of PREFIX: the live files whose trace path begins with PREFIX (the head's out_path).
+live_of() {
+    for f in /dev/shm/gotrace.*.live; do
+        [ -f "$f" ] || continue
+        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
+        case $out in "$1"*) echo "$f $out" ;; esac
+    done
+}
 if [ -z "$GT_SANITIZER" ]; then
     trace_run sub -- bash -c '(kill -9 $BASHPID); echo "sub $?"'
     assert_eq "$(cat "$RUN_OUT")" "sub 137" "the subshell killed itself"
     validate "$RUN_TRACE"
-    orphan="" child=""
-    for f in /dev/shm/gotrace.*.live; do
-        [ -f "$f" ] || continue
-        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
-        case $out in "$RUN_TRACE".*) orphan=$f child=$out ;; esac
-    done
-    [ -n "$orphan" ] || fail "sub: no live file of the killed subshell"
+    left=$(live_of "$RUN_TRACE.")
+    [ -z "$left" ] || fail "sub: the reaped subshell's live file is left: $left"
+
+    trace_run orphan -- bash -c 'p=$$; (while [ -d /proc/$p ]; do :; done; kill -9 $BASHPID) 0<&0 &
+        echo started'
+    assert_eq "$(cat "$RUN_OUT")" started "the orphan's parent"
+    read -r orphan child < <(live_of "$RUN_TRACE.")
+    [ -n "$orphan" ] || fail "orphan: no live file of the orphaned subshell"
+    pid=${orphan##*/gotrace.}
+    pid=${pid%.live}
+    for _ in $(seq 1 500); do [ -d "/proc/$pid" ] || break; sleep 0.01; done
+    [ ! -d "/proc/$pid" ] || fail "orphan: the subshell $pid did not end"
     "$GT_BUILD/gotrace" recover "$child" >"$CASE_DIR/sub.recover" 2>&1 ||
-        fail "sub: recover failed: $(head -c 300 "$CASE_DIR/sub.recover")"
-    grep -q "traced nothing" "$CASE_DIR/sub.recover" || fail "sub: $(cat "$CASE_DIR/sub.recover")"
-    [ ! -e "$orphan" ] || fail "sub: the live file is still there after recover"
-    [ ! -e "$child" ] || fail "sub: recover made a file for a process that traced nothing"
+        fail "orphan: recover failed: $(head -c 300 "$CASE_DIR/sub.recover")"
+    grep -q "traced nothing" "$CASE_DIR/sub.recover" || fail "orphan: $(cat "$CASE_DIR/sub.recover")"
+    [ ! -e "$orphan" ] || fail "orphan: the live file is still there after recover"
+    [ ! -e "$child" ] || fail "orphan: recover made a file for a process that traced nothing"
 fi

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -77,7 +78,7 @@ int main(void)
     OK(connect(cs, (struct sockaddr *)&sa, sizeof sa) == 0);
     int as = accept(ls, NULL, NULL);
     OK(as >= 0);
-    /* children: waitpid WNOHANG (cannot), waitpid, wait */
+    /* children: waitpid WNOHANG (cannot), waitpid, wait, wait4, wait3 */
     pid_t kid = fork();
     if (kid == 0) _exit(7);
     int st;
@@ -85,6 +86,13 @@ int main(void)
     kid = fork();
     if (kid == 0) _exit(8);
     OK(wait(&st) == kid && WEXITSTATUS(st) == 8);
+    /* wait4 and wait3, of children a signal ends before any hook runs in them */
+    kid = fork();
+    if (kid == 0) raise(SIGKILL);
+    OK(wait4(kid, &st, 0, NULL) == kid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    kid = fork();
+    if (kid == 0) raise(SIGKILL);
+    OK(wait3(&st, 0, NULL) == kid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     OK(waitpid(-1, &st, WNOHANG) == -1 && errno == ECHILD);
     /* futex wait through syscall() (times out), and a syscall() that is not a futex wait */
     static uint32_t word;
