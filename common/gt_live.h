@@ -112,13 +112,17 @@ struct gt_live_head {
 };
 
 _Static_assert(sizeof(struct gt_live_head) <= GT_LIVE_HEAD_BYTES, "the head fits its region");
-
-/* Whether a file's process traced nothing (no thread registered, no status batch): a forked
- * child that died before any hook ran in it. Its file holds nothing to recover. */
-static inline int gt_live_traced_nothing(const struct gt_live_head *h)
-{
-    return !h->registry && !h->mless[0] && !h->mless[1];
-}
 _Static_assert(offsetof(struct gt_live_head, out_path) == 64, "test/integration/run.sh reads it");
 _Static_assert(sizeof(struct gt_live_module) == 512, "eight modules a page");
+_Static_assert(offsetof(struct gt_live_head, registry) ==
+                   offsetof(struct gt_live_head, mless) + 2 * sizeof(uint64_t),
+               "mless and registry are adjacent: a reaper reads them alone (arena.c)");
+
+/* Whether a file's process traced nothing, from its head's mless[0], mless[1] and registry (no
+ * status batch, no thread registered): a forked child that died before any hook ran in it. Its
+ * file holds nothing to recover. */
+static inline int gt_live_traced_nothing(uint64_t mless0, uint64_t mless1, uint64_t registry)
+{
+    return !mless0 && !mless1 && !registry;
+}
 #endif

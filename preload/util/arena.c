@@ -215,18 +215,23 @@ void arena_unlink(void)
  * yes, 0 no, -1 no such file. */
 static int left_empty(const char *path, pid_t pid)
 {
-    struct gt_live_head h;
+    /* The head's fixed fields and its mless[2] and registry (adjacent: gt_live.h), not all of
+     * it (4 KiB): a hook's stack may be small. */
+    uint8_t pre[offsetof(struct gt_live_head, out_path)];
+    uint64_t words[3];
     int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? -1 : 0;
-    size_t tail = offsetof(struct gt_live_head, mless); /* mless, then registry */
-    int ok = REAL(pread)(fd, &h, offsetof(struct gt_live_head, out_path), 0) ==
-                 (ssize_t)offsetof(struct gt_live_head, out_path) &&
-             REAL(pread)(fd, (char *)&h + tail, sizeof h.mless + sizeof h.registry, (off_t)tail) ==
-                 (ssize_t)(sizeof h.mless + sizeof h.registry);
+    int ok = REAL(pread)(fd, pre, sizeof pre, 0) == (ssize_t)sizeof pre &&
+             REAL(pread)(fd, words, sizeof words, offsetof(struct gt_live_head, mless)) ==
+                 (ssize_t)sizeof words;
     REAL(close)(fd);
-    return ok && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 && h.pid == (int64_t)pid &&
-           h.state == GT_LIVE_RUNNING && gt_live_traced_nothing(&h) && kill(pid, 0) != 0 &&
-           errno == ESRCH;
+    int64_t owner;
+    uint32_t state;
+    memcpy(&owner, pre + offsetof(struct gt_live_head, pid), sizeof owner);
+    memcpy(&state, pre + offsetof(struct gt_live_head, state), sizeof state);
+    return ok && memcmp(pre, GT_LIVE_MAGIC, 8) == 0 && owner == (int64_t)pid &&
+           state == GT_LIVE_RUNNING && gt_live_traced_nothing(words[0], words[1], words[2]) &&
+           kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 void arena_forget_child(pid_t pid)
