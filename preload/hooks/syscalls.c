@@ -212,37 +212,40 @@ static void reaped(pid_t pid, const int *st)
     if (pid > 0 && (!st || WIFSIGNALED(*st))) tr_child_reaped(pid);
 }
 
+static inline int may_wait(int options)
+{
+    return !(options & WNOHANG);
+}
+
+/* Body of a hook that reaps a child and reports its status: a system call unless WNOHANG. */
+#define REAP(options, status, call)                                                                \
+    pid_t reaped_ = SYSCALL_IF(may_wait(options), call);                                           \
+    reaped(reaped_, status);                                                                       \
+    return reaped_
+
 EXPORT pid_t wait(int *status)
 {
-    pid_t r = SYSCALL(REAL(wait)(status));
-    reaped(r, status);
-    return r;
+    REAP(0, status, REAL(wait)(status));
 }
 
 EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(waitpid)(pid, status, options));
-    reaped(r, status);
-    return r;
+    REAP(options, status, REAL(waitpid)(pid, status, options));
 }
 
 EXPORT pid_t wait3(int *status, int options, struct rusage *usage)
 {
-    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(wait3)(status, options, usage));
-    reaped(r, status);
-    return r;
+    REAP(options, status, REAL(wait3)(status, options, usage));
 }
 
 EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
 {
-    pid_t r = SYSCALL_IF(!(options & WNOHANG), REAL(wait4)(pid, status, options, usage));
-    reaped(r, status);
-    return r;
+    REAP(options, status, REAL(wait4)(pid, status, options, usage));
 }
 
 EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
-    int r = SYSCALL_IF(!(options & WNOHANG), REAL(waitid)(type, id, info, options));
+    int r = SYSCALL_IF(may_wait(options), REAL(waitid)(type, id, info, options));
     if (r == 0 && info && !(options & WNOWAIT) &&
         (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED))
         tr_child_reaped(info->si_pid);
