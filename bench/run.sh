@@ -5,7 +5,9 @@
 # the file, the notes on the optimizations, is kept). Figures: median wall time of the whole
 # process and its ratio to untraced (and to the do-nothing interposer); for gotrace, events
 # counted from the trace (`gotrace check`), added ns per event against untraced, trace bytes
-# per event, and extra peak RSS. Optional tools (strace, ltrace, LTTng) are installed with
+# per event, and extra peak RSS; then the micro-benchmarks, the floor under a condvar wait
+# (alone, and inside the ping-pongs: a minimal interposer paired with gotrace) and the cache
+# lines a wait touches (footprint.py, under valgrind). Optional tools (strace, ltrace, LTTng) are installed with
 # apt-get when missing and possible; a configuration that cannot run is skipped and the
 # table says why.
 # Invariants: builds nothing (bench.mk does); writes only under build/bench/ and the results
