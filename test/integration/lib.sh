@@ -20,6 +20,7 @@
 #   wait_for_generations FILE PID N      poll a growing trace (bounded) for N generations
 #   d1_count FILE ERE          lines of the -d=1 output matching ERE (events, labels, samples)
 #   expect_status WHAT N, gotrace_lines FILE ("gotrace:" lines on a stderr capture)
+#   live_files_of PREFIX       "LIVE PATH" per live file on /dev/shm whose trace path starts so
 #   fail MSG, assert_eq, assert_ge, assert_le, assert_contains, assert_true
 #   skip_case REASON           end the case here, skipped (run.sh prints "SKIP name: REASON")
 #   stacks_on                  stack capture is on for the whole run (not GOTRACE_STACKS=0)
@@ -224,6 +225,17 @@ expect_status() {
 
 # gotrace_lines FILE: the lines of FILE starting with "gotrace:".
 gotrace_lines() { grep -c '^gotrace:' "$1" || true; }
+
+# live_files_of PREFIX: one line "LIVE PATH" for each live file on /dev/shm whose trace path (its
+# head's out_path, at byte 64: common/gt_live.h) begins with PREFIX.
+live_files_of() {
+    local f out
+    for f in /dev/shm/gotrace.*.live; do
+        [ -f "$f" ] || continue
+        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
+        case $out in "$1"*) echo "$f $out" ;; esac
+    done
+}
 
 # ---- looking at traces ----
 

@@ -124,28 +124,20 @@ done
 # generation). (a) Reaped by its traced parent (bash's waitpid): the tracer removes that file
 # (before 2026-11-28 it stayed on /dev/shm for good). (b) Orphaned, its parent gone first (it
 # waits for that with `[ -d /proc/PID ]`, a stat no hook sees; its stdin is the parent's, not
-# /dev/null opened by a hook), reaped by init: recover of the
-# child's path says there is nothing to recover, removes the live file and makes no file (it
-# said "does not validate" and left the file on /dev/shm for good).
-# live_of PREFIX: the live files whose trace path begins with PREFIX (the head's out_path).
-live_of() {
-    for f in /dev/shm/gotrace.*.live; do
-        [ -f "$f" ] || continue
-        out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
-        case $out in "$1"*) echo "$f $out" ;; esac
-    done
-}
+# /dev/null opened by a hook), reaped by init: recover of the child's path says there is
+# nothing to recover, removes the live file and makes no file (it said "does not validate" and
+# left the file on /dev/shm for good).
 if [ -z "$GT_SANITIZER" ]; then
     trace_run sub -- bash -c '(kill -9 $BASHPID); echo "sub $?"'
     assert_eq "$(cat "$RUN_OUT")" "sub 137" "the subshell killed itself"
     validate "$RUN_TRACE"
-    left=$(live_of "$RUN_TRACE.")
+    left=$(live_files_of "$RUN_TRACE.")
     [ -z "$left" ] || fail "sub: the reaped subshell's live file is left: $left"
 
     trace_run orphan -- bash -c 'p=$$; (while [ -d /proc/$p ]; do :; done; kill -9 $BASHPID) 0<&0 &
         echo started'
     assert_eq "$(cat "$RUN_OUT")" started "the orphan's parent"
-    read -r orphan child < <(live_of "$RUN_TRACE.")
+    read -r orphan child < <(live_files_of "$RUN_TRACE.")
     [ -n "$orphan" ] || fail "orphan: no live file of the orphaned subshell"
     pid=${orphan##*/gotrace.}
     pid=${pid%.live}

@@ -42,11 +42,8 @@ trace_run crash -- "$prog" crash
 assert_eq "$RUN_STATUS" 139 "status of the crash (SIGSEGV)"
 validate "$RUN_TRACE"
 assert_eq "$(blocks "$RUN_TRACE" 1 sleep)" 20 "main's sleeps before the crash"
-for f in /dev/shm/gotrace.*.live; do
-    [ -f "$f" ] || continue
-    out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
-    [ "$out" != "$RUN_TRACE" ] || fail "a live file is left after the crash's last write: $f"
-done
+left=$(live_files_of "$RUN_TRACE")
+[ -z "$left" ] || fail "a live file is left after the crash's last write: $left"
 
 trace_run busy GOTRACE_PERIOD_MS=100 -- "$prog" busy 1500
 expect_status "busy traced" 0

@@ -4,8 +4,8 @@
 # leaf of the stack and main below it (O_CREAT open, flock without LOCK_NB, fcntl F_SETLKW,
 # waitpid without WNOHANG, wait4 and wait3 of children SIGKILL ended before any hook ran in
 # them, whose empty live files the reaping call removes); the non-blocking variants (LOCK_NB,
-# F_GETFL, MSG_DONTWAIT, WNOHANG, syscall(SYS_getpid)) emit nothing; the futex wait through syscall() is a sync wait
-# ("sync: futex", futex_waits), its stack's leaf syscall.
+# F_GETFL, MSG_DONTWAIT, WNOHANG, syscall(SYS_getpid)) emit nothing; the futex wait through
+# syscall() is a sync wait ("sync: futex", futex_waits), its stack's leaf syscall.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_syscalls)
@@ -19,11 +19,8 @@ want="$want send recv sendto recvfrom sendmsg recvmsg connect accept waitpid wai
 assert_eq "$(count_trans "$tr" Syscall Running 1)" "$(echo $want | wc -w)" "main's syscall ends"
 # The children SIGKILL ended before any hook ran in them left live files holding nothing: the
 # reaping wait4 and wait3 removed them (before 2026-11-28 they stayed on /dev/shm for good).
-for f in /dev/shm/gotrace.*.live; do
-    [ -f "$f" ] || continue
-    out=$(dd if="$f" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
-    case $out in "$tr".*) fail "a killed child's live file is left: $f ($out)" ;; esac
-done
+left=$(live_files_of "$tr.")
+[ -z "$left" ] || fail "a killed child's live file is left: $left"
 stack_checks_follow
 assert_eq "$(leaves "$tr" Syscall 1 | tr '\n' ' ')" "$want" "main's syscalls"
 bad=$(gt_trans "$tr" | awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 !~ /^[a-z0-9]+\|main$/')
