@@ -29,6 +29,10 @@ SECTION_BOUNDS(gotrace_tramp);
 static struct intern_set stacks;
 static int depth;   /* max frames kept, 1..GO_MAX_STACK_FRAMES */
 static int capture; /* capture enabled */
+static int ready;   /* table initialised */
+
+static _Atomic uint32_t epoch;                /* memos recorded in another epoch are stale */
+static struct stack_thread *(*self_of)(void); /* stack_set_self */
 __thread struct stack_alt stack_alt;
 
 /* Whether sp lies on the calling thread's alternate signal stack (stack.h). */
@@ -36,10 +40,6 @@ static inline int on_altstack(uintptr_t sp)
 {
     return sp - stack_alt.lo < stack_alt.size;
 }
-static int ready; /* table initialised */
-
-static _Atomic uint32_t epoch;                /* memos recorded in another epoch are stale */
-static struct stack_thread *(*self_of)(void); /* stack_set_self */
 
 /* pc is a return address: the call instruction, hence the function, is at pc - 1. */
 static int in_section(uintptr_t pc, const char *lo, const char *hi)
