@@ -64,7 +64,7 @@ static uint64_t capture_memo2(void)
 static uint64_t fast_walk(void)
 {
     uintptr_t pcs[32];
-    return (uint64_t)walk_here(pcs, 32, NULL);
+    return (uint64_t)walk_here(pcs, (struct walk_limit){32, 32, 0, 0}, NULL);
 }
 
 static uint64_t raw_backtrace(void)

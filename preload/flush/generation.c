@@ -108,11 +108,7 @@ static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
     struct sym_frame fr[GO_MAX_STACK_FRAMES];
     int nf = 0;
     for (int i = 0; i < n && nf < GO_MAX_STACK_FRAMES; i++)
-        nf += sym_lookup(pcs[i], fr + nf, GO_MAX_STACK_FRAMES - nf);
-    for (int i = 0; i < nf; i++) {
-        str_mark(fr[i].func_str, v->gen);
-        str_mark(fr[i].file_str, v->gen);
-    }
+        nf += sym_lookup_for(pcs[i], v->gen, fr + nf, GO_MAX_STACK_FRAMES - nf);
     enc_stack(&G.out, v->file, id, fr, nf);
 }
 

@@ -201,7 +201,9 @@ GOTRACE_API_FN __attribute__((noclone)) static uint64_t
 capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
 {
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
-    int n = walk_here(pcs, depth + SLACK, memo ? &memo->scratch : NULL);
+    struct walk_limit lim = {depth + SLACK, depth, (uintptr_t)__start_gotrace_api,
+                             (uintptr_t)__stop_gotrace_api};
+    int n = walk_here(pcs, lim, memo ? &memo->scratch : NULL);
     int fast = n >= 0;
     if (!fast) n = general_backtrace(pcs, depth + SLACK);
     int first = 0;

@@ -37,6 +37,7 @@ struct entry {
     uintptr_t pc;
     int n;
     uint32_t runtime; /* bit k: frame k is a language runtime's code (runtime_name) */
+    uint64_t marked;  /* 1 + the last generation its strings were marked for (sym_lookup_for) */
     struct sym_frame f[];
 };
 
@@ -648,9 +649,9 @@ static int cache_room(void)
 }
 
 /* The cached frames of a real pc, resolved on first use; NULL if memory is short. */
-static const struct entry *entry_of(uintptr_t pc)
+static struct entry *entry_of(uintptr_t pc)
 {
-    const struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
+    struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
     if (e) return e;
     struct sym_frame f[MAX_INLINE];
     uint32_t runtime = 0;
@@ -660,6 +661,7 @@ static const struct entry *entry_of(uintptr_t pc)
     fresh->pc = pc;
     fresh->n = n;
     fresh->runtime = runtime;
+    fresh->marked = 0;
     memcpy(fresh->f, f, (size_t)n * sizeof *f);
     cache_len++;
     return cache[slot_of(pc)] = fresh;
@@ -724,6 +726,31 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
         if (n > max) n = max;
         memcpy(out, f, (size_t)n * sizeof *out);
         return n;
+    }
+    int n = e->n > max ? max : e->n;
+    memcpy(out, e->f, (size_t)n * sizeof *out);
+    return n;
+}
+
+static void mark_frames(const struct sym_frame *f, int n, uint64_t gen)
+{
+    for (int i = 0; i < n; i++) {
+        str_mark(f[i].func_str, gen);
+        str_mark(f[i].file_str, gen);
+    }
+}
+
+int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max)
+{
+    struct entry *e = ready && !(pc & STACK_PC_SYNTH) ? entry_of(pc) : NULL;
+    if (!e) { /* a synthetic frame, or uncached */
+        int n = sym_lookup(pc, out, max);
+        mark_frames(out, n, gen);
+        return n;
+    }
+    if (e->marked != gen + 1) {
+        mark_frames(e->f, e->n, gen);
+        e->marked = gen + 1;
     }
     int n = e->n > max ? max : e->n;
     memcpy(out, e->f, (size_t)n * sizeof *out);

@@ -25,6 +25,10 @@ int sym_init(void);
  * and str_mark the func/file ids it writes. With DEBUGINFOD_URLS set in the traced process,
  * libdw may query debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
+/* sym_lookup, with the strings of pc's frames marked as used by generation gen (str_mark): for
+ * a real pc, once per generation (its cache entry remembers the last; generations only grow,
+ * in a forked child too). */
+int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max);
 /* The static object holding data address addr, as "symbol" or "symbol+offset" (demangled)
  * into buf (cap bytes): its length, 0 when addr is in no symbol of a module (heap, stacks).
  * With DWARF, a member or element of a struct or array is named by its path ("queue.mu",

@@ -119,15 +119,16 @@ static void record(struct walk_chain *rec, int frame, intptr_t off, uintptr_t wa
 
 /* The walk; base is the reference for recorded offsets (rec may be NULL). Reads the frames'
  * own stack slots, which a sanitizer may consider out of bounds. */
-__attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uintptr_t *pcs, int max,
-                                                        uintptr_t base, struct walk_chain *rec)
+__attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uintptr_t *pcs,
+                                                        struct walk_limit lim, uintptr_t base,
+                                                        struct walk_chain *rec)
 {
     uintptr_t at = r.pc;
     intptr_t bp_from = WALK_BP_REG; /* where r.bp came from: the register or a slot */
     int bp_recorded = 0;
-    int n = 0;
+    int n = 0, lead = 0;
     if (rec) rec->n = 0;
-    while (n < max) {
+    while (n < lim.max) {
         struct cfi_rule rule = rule_at(at);
         if (rule.kind == CFI_OUTERMOST) break;
         if (rule.kind != CFI_CFA_SP && rule.kind != CFI_CFA_BP) return -1;
@@ -149,20 +150,25 @@ __attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uint
         if (ra == 0) break;
         pcs[n++] = ra;
         at = ra - 1; /* the call instruction */
+        if (lead == n - 1 && at - lim.lead_lo < lim.lead_hi - lim.lead_lo)
+            lead++;
+        else if (n - lead == lim.keep)
+            break;
     }
     return n;
 }
 
 int walk_stack(struct walk_regs r, uintptr_t *pcs, int max)
 {
-    return walk(r, pcs, max, 0, NULL);
+    return walk(r, pcs, (struct walk_limit){max, max, 0, 0}, 0, NULL);
 }
 
 /* The first return address, into the caller, is not recorded (walk.h). */
-__attribute__((noinline)) int walk_here(uintptr_t *pcs, int max, struct walk_chain *rec)
+__attribute__((noinline)) int walk_here(uintptr_t *pcs, struct walk_limit lim,
+                                        struct walk_chain *rec)
 {
     struct walk_regs r;
     __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
                      : "=r"(r.pc), "=r"(r.sp), "=r"(r.bp));
-    return walk(r, pcs, max, (uintptr_t)__builtin_dwarf_cfa(), rec);
+    return walk(r, pcs, lim, (uintptr_t)__builtin_dwarf_cfa(), rec);
 }

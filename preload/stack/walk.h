@@ -39,10 +39,17 @@ int walk_init(void);
 /* The return addresses of the frames enclosing regs, innermost first, at most max; regs.pc
  * itself is not stored. The count, or -1 if a frame needs the general unwinder. */
 int walk_stack(struct walk_regs regs, uintptr_t *pcs, int max);
-/* Same, from inside this function: pcs[0] is the return address into walk_here's caller. If
- * rec, records the walk into it (rec->n = -1 if it does not fit), with offsets from walk_here's
- * CFA and without the check of pcs[0]. */
-int walk_here(uintptr_t *pcs, int max, struct walk_chain *rec);
+/* How far walk_here goes: at most max frames, and at most keep after its leading frames, those
+ * whose return address minus one lies in [lead_lo, lead_hi) (the walking code's own, which its
+ * caller drops): a walk stops at the last frame its caller keeps. */
+struct walk_limit {
+    int max, keep;
+    uintptr_t lead_lo, lead_hi;
+};
+/* Same as walk_stack, from inside this function: pcs[0] is the return address into
+ * walk_here's caller. If rec, records the walk into it (rec->n = -1 if it does not fit), with
+ * offsets from walk_here's CFA and without the check of pcs[0]. */
+int walk_here(uintptr_t *pcs, struct walk_limit lim, struct walk_chain *rec);
 /* Drops every cached rule (after a library is unloaded). */
 void walk_forget(void);
 #endif

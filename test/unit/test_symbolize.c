@@ -87,6 +87,45 @@ Test(symbolize, inlined_frames_expanded, .init = init, .fini = sym_fini)
     cr_assert_eq(sym_lookup(pc, f, 1), 1, "max is respected");
 }
 
+struct marked {
+    uint64_t want[2];
+    int seen[2];
+};
+
+static void saw(void *ctx, uint64_t id, const char *s, size_t len)
+{
+    (void)s, (void)len;
+    struct marked *m = ctx;
+    for (int i = 0; i < 2; i++)
+        m->seen[i] += id == m->want[i];
+}
+
+/* Strings marked for generation gen among want's. */
+static struct marked marked_for(uint64_t gen, const struct sym_frame *f)
+{
+    struct marked m = {{f[0].func_str, f[1].func_str}, {0, 0}};
+    str_foreach_marked(gen, saw, &m);
+    return m;
+}
+
+/* The frames' strings are marked for each generation that looks them up, even when a lookup
+ * of the same pc in an earlier generation marked them already (once per pc and generation). */
+Test(symbolize, lookup_for_marks_every_generation, .init = init, .fini = sym_fini)
+{
+    int inner, outer;
+    uintptr_t pc = inlining_function(&inner, &outer);
+    struct sym_frame f[8], g[8];
+    for (uint64_t gen = 41; gen <= 45; gen += 2) {
+        cr_assert_eq(sym_lookup_for(pc, gen, f, 8), 2);
+        struct marked m = marked_for(gen, f);
+        cr_assert(m.seen[0] == 1 && m.seen[1] == 1, "generation %lu: marked %d, %d",
+                  (unsigned long)gen, m.seen[0], m.seen[1]);
+        cr_assert_eq(sym_lookup(pc, g, 8), 2);
+        cr_assert_eq(memcmp(f, g, 2 * sizeof f[0]), 0, "the same frames as sym_lookup");
+    }
+    cr_assert_eq(marked_for(44, f).seen[0], 0, "a generation that did not look it up");
+}
+
 Test(symbolize, libc_function, .init = init, .fini = sym_fini)
 {
     struct sym_frame f[8];

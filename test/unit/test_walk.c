@@ -27,7 +27,7 @@ struct walk {
  * calls), the rest must be equal. */
 __attribute__((noinline)) static void probe(struct walk *w)
 {
-    w->nfast = walk_here(w->fast, MAX, NULL);
+    w->nfast = walk_here(w->fast, (struct walk_limit){MAX, MAX, 0, 0}, NULL);
     void *slow[MAX];
     w->nslow = unw_backtrace(slow, MAX);
     for (int i = 0; i < w->nslow; i++)
@@ -109,6 +109,39 @@ Test(unwind, cached_rules_give_the_same_walk_and_forget_keeps_it_right)
     cr_assert_eq(w[0].nfast, w[2].nfast);
     cr_assert_arr_eq(w[0].fast, w[1].fast, (size_t)w[0].nfast * sizeof w[0].fast[0]);
     cr_assert_arr_eq(w[0].fast, w[2].fast, (size_t)w[0].nfast * sizeof w[0].fast[0]);
+}
+
+/* Walks from one call site: unbounded first, then with each of limits[1..n) (a limit whose
+ * lead_hi is 1 leads with the first walk's pcs[0], the return address into this function). */
+__attribute__((noinline)) static void limited_walks(uintptr_t (*pcs)[MAX], int *counts,
+                                                    struct walk_limit *limits, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (limits[i].lead_hi == 1)
+            limits[i].lead_lo = pcs[0][0] - 1, limits[i].lead_hi = pcs[0][0];
+        counts[i] = walk_here(pcs[i], limits[i], NULL);
+    }
+    NO_TAIL();
+}
+
+Test(unwind, stops_at_the_frames_its_caller_keeps)
+{
+    cr_assert_eq(walk_init(), 0);
+    static uintptr_t pcs[4][MAX];
+    int counts[4];
+    struct walk_limit limits[4] = {
+        {MAX, MAX, 0, 0}, /* all */
+        {MAX, 2, 0, 1},   /* the leading frame, then two */
+        {MAX, 2, 0, 0},   /* no leading frame: two */
+        {1, 2, 0, 1},     /* max bounds the leading frames too */
+    };
+    limited_walks(pcs, counts, limits, 4);
+    cr_assert_geq(counts[0], 4, "an ordinary stack is deeper than that");
+    int want[4] = {counts[0], 3, 2, 1};
+    for (int i = 1; i < 4; i++) {
+        cr_assert_eq(counts[i], want[i], "limit %d: %d frames, expected %d", i, counts[i], want[i]);
+        cr_assert_arr_eq(pcs[i], pcs[0], (size_t)counts[i] * sizeof pcs[0][0]);
+    }
 }
 
 static void *thread_walk(void *arg)
