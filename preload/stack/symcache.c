@@ -266,22 +266,41 @@ static size_t slot_of(const struct symcache_module *m, uint64_t off)
     return i;
 }
 
+/* The number written at *p in base 10 or 16 (lowercase, as symcache_put writes it) into *v,
+ * *p moved past its digits; 0 when there is none or it does not fit 64 bits. */
+static int number(const char **p, unsigned base, uint64_t *v)
+{
+    const char *s = *p;
+    uint64_t x = 0;
+    for (;; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (d > 9 && base == 16) d = *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) : base;
+        if (d >= base) break;
+        if (x > (UINT64_MAX - d) / base) return 0;
+        x = x * base + d;
+    }
+    if (s == *p) return 0;
+    *p = s;
+    *v = x;
+    return 1;
+}
+
 /* Indexes the whole lines of m->buf (len bytes) by offset; the first line of an offset wins. */
 static void index_lines(struct symcache_module *m, size_t len)
 {
     size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += m->buf[i] == '\n';
+    for (const char *at = m->buf, *end = at + len; (at = memchr(at, '\n', (size_t)(end - at)));
+         at++)
+        lines++;
     for (m->cap = 16; m->cap < 2 * lines;)
         m->cap *= 2;
     if (!(m->tab = calloc(m->cap, sizeof *m->tab))) return;
     for (char *at = m->buf, *nl; (nl = memchr(at, '\n', len - (size_t)(at - m->buf))) != NULL;
          at = nl + 1) {
-        char *end;
         int data = *at == '~';
-        errno = 0;
-        uint64_t off = strtoull(at + data, &end, 16);
-        if (end == at + data || *end != (data ? '\t' : ' ') || errno || off >= DATA_KEY) continue;
+        const char *p = at + data;
+        uint64_t off;
+        if (!number(&p, 16, &off) || *p != (data ? '\t' : ' ') || off >= DATA_KEY) continue;
         off |= data ? DATA_KEY : 0;
         size_t i = slot_of(m, off);
         if (!m->tab[i].at) m->tab[i] = (struct slot){off, at};
@@ -339,26 +358,26 @@ int symcache_get(struct symcache_module *m, uintptr_t pc, struct sym_frame *out,
     if (!m->tab) return 0;
     const char *at = m->tab[slot_of(m, pc - m->bias)].at;
     if (!at) return 0;
-    const char *end = strchr(at, '\n'), *p;
-    char *e;
-    strtoull(at, &e, 16);
-    unsigned long bits = strtoul(e, &e, 16);
-    long n = strtol(e, &e, 10);
-    if (n < 1 || n > max) return 0;
-    p = e;
-    for (int k = 0; k < n; k++) {
-        size_t flen, plen, llen;
+    const char *end = strchr(at, '\n'), *p = at;
+    uint64_t off, bits, n, line;
+    if (!number(&p, 16, &off) || *p++ != ' ' || !number(&p, 16, &bits) || *p++ != ' ' ||
+        !number(&p, 10, &n) || n < 1 || n > (uint64_t)max)
+        return 0;
+    for (int k = 0; k < (int)n; k++) {
+        size_t flen = 0, plen = 0, llen = 0;
         const char *func = field(&p, end, &flen), *file = field(&p, end, &plen);
-        const char *line = field(&p, end, &llen);
-        if (!func || !file || !line || !flen || (plen && *file != 'm' && *file != 'f')) return 0;
+        const char *at_line = field(&p, end, &llen), *line_end = at_line;
+        if (!func || !file || !at_line || !flen || (plen && *file != 'm' && *file != 'f') ||
+            !number(&line_end, 10, &line) || line_end != at_line + llen)
+            return 0;
         uint64_t file_str = 0;
         if (plen && *file == 'f') {
             file_str = str_intern(file + 1, plen - 1);
         } else if (plen) {
             file_str = real_path(m) ? str_intern_cstr(m->path) : 0;
         }
-        out[k] = (struct sym_frame){pc | (uintptr_t)k << 56, str_intern(func, flen), file_str,
-                                    strtoull(line, NULL, 10)};
+        out[k] =
+            (struct sym_frame){pc | (uintptr_t)k << 56, str_intern(func, flen), file_str, line};
     }
     if (p != end) return 0;
     *runtime = (uint32_t)bits;
