@@ -13,8 +13,8 @@
 # Invariants: builds nothing of the tracer (bench.mk does); writes only under
 # build/bench/process/ and that section; the symbol cache it uses is its own
 # (build/bench/process/symcache), so the user's cache is neither read nor filled.
-# Knobs: BENCH_PROC_ROUNDS (default 30: rounds per short command), BENCH_MAKE_RUNS (default 3;
-# 0: no build),
+# Knobs: BENCH_PROC_ROUNDS (default 30: rounds per short command; python's are 3× as many: its
+# run varies by milliseconds from one round to the next), BENCH_MAKE_RUNS (default 3; 0: no build),
 # BENCH_LIB (another build of libgotrace.so), BENCH_RESULTS (where the section goes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,17 +47,17 @@ pysize=$( [ -n "$libpython" ] && du -m "$libpython" | cut -f1 || echo 0)
 variants=(untraced= "noop=$B/libnoop.so" "libs=$B/libnoop_libs.so" "gotrace=$LIB+$CACHE"
     "nolive=$LIB+$CACHE+GOTRACE_LIVE=0" "nocache=$LIB+GOTRACE_SYMCACHE=0")
 rows=()
-measure() { # measure LABEL COMMAND...
-    local label=$1
-    shift
+measure() { # measure ROUNDS LABEL COMMAND...
+    local rounds=$1 label=$2
+    shift 2
     (cd "$W" && env "LD_PRELOAD=$LIB" "$CACHE" "$@" >/dev/null 2>&1) || true # fill the cache
     rm -f "$W"/out/*
     local out
-    out=$(cd "$W" && "$B/procbench" "$ROUNDS" "${variants[@]}" -- "$@")
+    out=$(cd "$W" && "$B/procbench" "$rounds" "${variants[@]}" -- "$@")
     rm -f "$W"/out/*
     log "$label: $(echo "$out" | tr '\n' ';')"
     # columns: name wall-median q1 q3 wall-paired-difference cpu-median cpu-paired-difference
-    rows+=("$(echo "$out" | awk -v label="$label" '
+    rows+=("$(echo "$out" | awk -v label="$label ($rounds rounds)" '
         { wall[$1] = $2; dw[$1] = $5; cpu[$1] = $6; dc[$1] = $7 }
         function row(what, abs, d) {
             printf "| %s, %s | %.2f | %+.2f | %+.2f | %+.2f (%+.2f) | %+.2f (%+.2f) | %+.2f (%+.2f) |\n",
@@ -68,9 +68,9 @@ measure() { # measure LABEL COMMAND...
 }
 
 log "short processes, $ROUNDS alternating rounds each"
-measure "/bin/true" /bin/true
-measure "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
-measure "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
+measure "$ROUNDS" "/bin/true" /bin/true
+measure "$ROUNDS" "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
+measure $((3 * ROUNDS)) "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
 
 # ---- make -j2 of this repository ----
 make_rows="| \`make -j2\` | not run (BENCH_MAKE_RUNS=0) | | | |"
@@ -116,7 +116,7 @@ fi
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 {
     echo "Measured $(date +%F) by \`make bench-process\` (bench/process.sh) on $(nproc) CPUs (load average $load; the"
-    echo "CPUs are shared: medians of $ROUNDS alternating rounds). ms added = the median of the paired"
+    echo "CPUs are shared: medians of alternating rounds, as many as each row says). ms added = the median of the paired"
     echo "differences against the untraced run of the same round, in wall time (spawn to reaped) and in CPU"
     echo "time (user + system of the process and its children); in brackets, against the preload that"
     echo "loads the same libraries (the target: ≤ 1 ms). The build's wall time follows the machine's load"
