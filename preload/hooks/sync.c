@@ -291,14 +291,14 @@ EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 
 EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-    struct gt_thread *self = tr_current();
+    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
     if (self) WAKE_IF(self, c, 1);
     return REAL(pthread_cond_signal)(c);
 }
 
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-    struct gt_thread *self = tr_current();
+    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
     if (self) WAKE_IF(self, c, INT_MAX);
     return REAL(pthread_cond_broadcast)(c);
 }
@@ -338,7 +338,7 @@ EXPORT int sem_init(sem_t *s, int shared, unsigned value)
 
 EXPORT int sem_post(sem_t *s)
 {
-    struct gt_thread *self = tr_current();
+    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
     if (self) WAKE_IF(self, s, 1);
     return REAL(sem_post)(s);
 }

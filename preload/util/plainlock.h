@@ -22,6 +22,10 @@
  * and waits for lone_busy to be 0, so either the lone thread sees the mode ended or the ender
  * sees it busy (the asymmetric fence of fence.h).
  *
+ * The lone thread's releases of condvars and semaphores skip the wait queue too (plainlock_alone):
+ * with no other thread, nobody can be queued; a thread that appears without pthread_create
+ * (made inside glibc, or by clone) ends the lone mode before it queues itself (waitq.c).
+ *
  * Invariants: only a mutex whose __kind has none of glibc's type, robustness, priority or
  * elision bits is touched (and only one without the process-shared bit while alone), and only
  * while plainlock_init verified, on this process's libc, that glibc's own lock and unlock give
@@ -85,6 +89,17 @@ static inline __attribute__((always_inline)) void plainlock_lone_bump(int enter)
 #else
     (void)enter; /* never alone: fence.h's asymmetric fence is x86-64 only */
 #endif
+}
+
+/* Whether the calling thread is the lone thread. A release it makes wakes nobody: no other
+ * thread of the program exists, and one that appears ends the lone mode before it queues itself
+ * (waitq.c). A release racing with that end may miss the new thread's wake-up, which that
+ * thread then writes itself, as after a timeout (not bracketed by lone_busy: a signal handler
+ * on the lone thread must never make a new thread wait for it). */
+static inline __attribute__((always_inline)) int plainlock_alone(void)
+{
+    int tid = plainlock_tid;
+    return tid > 0 && tid == __atomic_load_n(&plainlock_lone_tid, __ATOMIC_RELAXED);
 }
 
 /* Whether tid is the lone thread and m a mutex it takes with plain operations. */
