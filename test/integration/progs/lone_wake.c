@@ -1,12 +1,14 @@
 /* lone_wake.c: the program's only thread posts a semaphore on which a second thread waits, a
  * thread created inside glibc (thrd_create: unhooked, so the tracer's lone mode, plainlock.h, is
  * still on when it starts) whose sem_wait is its first call through a hook. The main thread
- * posts only once the waiter sleeps in the futex call (/proc/self/task/TID/syscall), so the
- * post is what ends the wait. Prints "ok"; exit 99 if a call fails. */
+ * posts only once the waiter sleeps in a futex call on the semaphore itself
+ * (/proc/self/task/TID/syscall: number and first argument), so the post is what ends the wait.
+ * Prints "ok"; exit 99 if a call fails. */
 #include "common.h"
 
 #include <semaphore.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <threads.h>
 #include <unistd.h>
 
@@ -22,14 +24,16 @@ static int waiter(void *arg)
     return sem_wait(&go);
 }
 
-/* Whether thread tid is blocked in the futex system call. */
-static int in_futex(int tid)
+/* Whether thread tid is blocked in the futex system call on the word at addr. */
+static int in_futex(int tid, const void *addr)
 {
-    char path[64], buf[64] = "";
+    char path[64], buf[256] = "";
     snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
-    int ok = fgets(buf, sizeof buf, f) && atoi(buf) == SYS_FUTEX_NR;
+    char *end;
+    int ok = fgets(buf, sizeof buf, f) && strtol(buf, &end, 10) == SYS_FUTEX_NR &&
+             strtoull(end, NULL, 16) == (unsigned long long)(uintptr_t)addr;
     fclose(f);
     return ok;
 }
@@ -45,7 +49,7 @@ int main(void)
     int tid;
     while (!(tid = atomic_load(&waiter_tid)))
         ;
-    while (!in_futex(tid))
+    while (!in_futex(tid, &go))
         ;
     CHECK(sem_post(&go));
     int r;
