@@ -13,6 +13,7 @@
 #include "invariant.h"
 #include "hang.h"
 #include "log.h"
+#include "plainlock.h"
 #include "syncobj.h"
 #include "writer.h"
 
@@ -201,6 +202,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     atomic_store(&t->tid, (int64_t)gettid());
     t->handle = pthread_self();
     t->start = (void *(*)(void *))entry;
+    (void)plainlock_self(); /* a thread other than the lone one (made inside glibc) ends its mode */
     become(t);
     struct call c = {t, t->errp, saved};
     thread_register(t);

@@ -8,7 +8,6 @@
 #include "hang.h"
 #include "invariant.h"
 #include "pages.h"
-#include "plainlock.h"
 #include "stack.h"
 #include "tracer.h"
 
@@ -156,7 +155,6 @@ static __attribute__((noinline)) void add_slow(struct waitq_bucket *b, void *key
  * that finds it sees its key and number). */
 static inline __attribute__((always_inline)) void add(void *key, struct gt_thread *t, int numbered)
 {
-    (void)plainlock_self(); /* a thread other than the lone one ends the lone mode first */
     struct waitq_bucket *b = waitq_bucket_of(key);
     struct gt_wait *w = &t->wait;
     GT_ASSERT(!__atomic_load_n(&w->key, __ATOMIC_RELAXED)); /* in at most one queue */

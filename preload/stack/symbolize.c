@@ -709,6 +709,14 @@ static int late_frame(uintptr_t pc, struct sym_frame *out)
     return 0;
 }
 
+/* An entry's frames, at most max of them, into out; how many. */
+static int copy_frames(const struct entry *e, struct sym_frame *out, int max)
+{
+    int n = e->n > max ? max : e->n;
+    memcpy(out, e->f, (size_t)n * sizeof *out);
+    return n;
+}
+
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
 {
     if (max < 1) return 0;
@@ -727,9 +735,7 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
         memcpy(out, f, (size_t)n * sizeof *out);
         return n;
     }
-    int n = e->n > max ? max : e->n;
-    memcpy(out, e->f, (size_t)n * sizeof *out);
-    return n;
+    return copy_frames(e, out, max);
 }
 
 static void mark_frames(const struct sym_frame *f, int n, uint64_t gen)
@@ -752,9 +758,7 @@ int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max)
         mark_frames(e->f, e->n, gen);
         e->marked = gen + 1;
     }
-    int n = e->n > max ? max : e->n;
-    memcpy(out, e->f, (size_t)n * sizeof *out);
-    return n;
+    return copy_frames(e, out, max);
 }
 
 /* Whether a type named so is a lock itself (its members are glibc's, not the program's). */

@@ -24,7 +24,8 @@
  *
  * The lone thread's releases of condvars and semaphores skip the wait queue too (plainlock_alone):
  * with no other thread, nobody can be queued; a thread that appears without pthread_create
- * (made inside glibc, or by clone) ends the lone mode before it queues itself (waitq.c).
+ * (made inside glibc, or by clone) ends the lone mode when the tracer adopts it (tracer.c
+ * tr_adopt), before it can queue itself.
  *
  * Invariants: only a mutex whose __kind has none of glibc's type, robustness, priority or
  * elision bits is touched (and only one without the process-shared bit while alone), and only
@@ -92,10 +93,10 @@ static inline __attribute__((always_inline)) void plainlock_lone_bump(int enter)
 }
 
 /* Whether the calling thread is the lone thread. A release it makes wakes nobody: no other
- * thread of the program exists, and one that appears ends the lone mode before it queues itself
- * (waitq.c). A release racing with that end may miss the new thread's wake-up, which that
- * thread then writes itself, as after a timeout (not bracketed by lone_busy: a signal handler
- * on the lone thread must never make a new thread wait for it). */
+ * thread of the program exists, and one that appears ends the lone mode when it is adopted,
+ * before it can queue itself (tr_adopt). A release racing with that end may miss the new thread's
+ * wake-up, which that thread then writes itself, as after a timeout (not bracketed by lone_busy: a
+ * signal handler on the lone thread must never make a new thread wait for it). */
 static inline __attribute__((always_inline)) int plainlock_alone(void)
 {
     int tid = plainlock_tid;

@@ -3,7 +3,7 @@
 # created inside glibc (thrd_create, unhooked: the lone mode is still on when it starts) waits on
 # a semaphore first thing, and the main thread posts it once the waiter sleeps. Checks: output
 # "ok" untraced and traced, exit 0, valid trace, and the waiter's one semaphore wait ended by the
-# main thread's sem_post (its queueing ended the lone mode: waitq.c), not by itself.
+# main thread's sem_post (its adoption ended the lone mode: tr_adopt), not by itself.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 # The TSan-instrumented tracer faults on a thread glibc created internally (plain_lock.sh).
 [ "$GT_SANITIZER" != tsan ] || skip_case "a thread created inside glibc: unknown to TSan's runtime"
