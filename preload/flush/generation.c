@@ -34,6 +34,7 @@ static struct {
     struct gt_thread **snap; /* the registry at the switch */
     size_t nsnap, capsnap;
     atomic_int code_unloaded; /* a library was unloaded: the symbol cache is stale */
+    uint8_t frames[GO_MAX_STACK_FRAMES * ENC_FRAME_MAX]; /* a Stack's, being encoded */
 } G;
 
 /* ---- statuses at the switch ---- */
@@ -102,14 +103,29 @@ struct visit {
     uint64_t file; /* number in the file */
 };
 
+/* A stack's frames: each pc's in the wire form symbolize.c keeps (no lookup copied, nothing
+ * encoded again), but a synthetic pc's, an uncached one's and those that a cut at
+ * GO_MAX_STACK_FRAMES splits, which are encoded here. */
 static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
 {
     const struct visit *v = ctx;
-    struct sym_frame fr[GO_MAX_STACK_FRAMES];
+    size_t len = 0;
     int nf = 0;
-    for (int i = 0; i < n && nf < GO_MAX_STACK_FRAMES; i++)
-        nf += sym_lookup_for(pcs[i], v->gen, fr + nf, GO_MAX_STACK_FRAMES - nf);
-    enc_stack(&G.out, v->file, id, fr, nf);
+    for (int i = 0; i < n && nf < GO_MAX_STACK_FRAMES; i++) {
+        const uint8_t *wire;
+        size_t wlen;
+        int k = sym_encoded_for(pcs[i], v->gen, &wire, &wlen);
+        if (k > 0 && nf + k <= GO_MAX_STACK_FRAMES) {
+            memcpy(G.frames + len, wire, wlen);
+        } else {
+            struct sym_frame fr[GO_MAX_STACK_FRAMES];
+            k = sym_lookup_for(pcs[i], v->gen, fr, GO_MAX_STACK_FRAMES - nf);
+            wlen = enc_frames(G.frames + len, fr, k);
+        }
+        len += wlen;
+        nf += k;
+    }
+    enc_stack(&G.out, v->file, id, nf, G.frames, len);
 }
 
 static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)

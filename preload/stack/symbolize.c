@@ -36,8 +36,10 @@
 struct entry {
     uintptr_t pc;
     int n;
-    uint32_t runtime; /* bit k: frame k is a language runtime's code (runtime_name) */
-    uint64_t marked;  /* 1 + the last generation its strings were marked for (sym_lookup_for) */
+    uint32_t runtime;   /* bit k: frame k is a language runtime's code (runtime_name) */
+    uint64_t marked;    /* 1 + the last generation its strings were marked for (sym_lookup_for) */
+    const uint8_t *enc; /* f on the wire (sym_set_encoding), after f[n]; NULL without one */
+    size_t enc_len;
     struct sym_frame f[];
 };
 
@@ -121,6 +123,15 @@ static Dwfl_Callbacks callbacks = {
 };
 static struct entry **cache; /* open addressing on pc, at most half full */
 static size_t cache_cap, cache_len;
+static size_t (*encode_frames)(uint8_t *out, const struct sym_frame *f, int n);
+static size_t encode_max; /* bytes a frame takes at most on the wire */
+
+void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n),
+                      size_t max_frame)
+{
+    encode_frames = encode;
+    encode_max = max_frame;
+}
 
 static void drop_ranges(void)
 {
@@ -648,23 +659,32 @@ static int cache_room(void)
     return 1;
 }
 
-/* The cached frames of a real pc, resolved on first use; NULL if memory is short. */
-static struct entry *entry_of(uintptr_t pc)
+/* pc's frames, resolved and cached; NULL if memory is short. */
+static __attribute__((noinline)) struct entry *entry_new(uintptr_t pc)
 {
-    struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
-    if (e) return e;
     struct sym_frame f[MAX_INLINE];
     uint32_t runtime = 0;
     int n = resolve(pc, f, &runtime);
-    struct entry *fresh = cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f) : NULL;
+    size_t wire = encode_frames ? (size_t)n * encode_max : 0;
+    struct entry *fresh =
+        cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f + wire) : NULL;
     if (!fresh) return NULL;
     fresh->pc = pc;
     fresh->n = n;
     fresh->runtime = runtime;
     fresh->marked = 0;
     memcpy(fresh->f, f, (size_t)n * sizeof *f);
+    fresh->enc = encode_frames ? (const uint8_t *)(fresh->f + n) : NULL;
+    fresh->enc_len = encode_frames ? encode_frames((uint8_t *)(fresh->f + n), f, n) : 0;
     cache_len++;
     return cache[slot_of(pc)] = fresh;
+}
+
+/* The cached frames of a real pc, resolved on first use; NULL if memory is short. */
+static inline __attribute__((always_inline)) struct entry *entry_of(uintptr_t pc)
+{
+    struct entry *e = cache_cap ? cache[slot_of(pc)] : NULL;
+    return e ? e : entry_new(pc);
 }
 
 /* ---- the synthetic frames of stack.h ---- */
@@ -746,19 +766,35 @@ static void mark_frames(const struct sym_frame *f, int n, uint64_t gen)
     }
 }
 
-int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max)
+/* The cache entry of real pc, its strings marked for gen; NULL for a synthetic pc, before
+ * sym_init, or when memory is short. */
+static inline __attribute__((always_inline)) const struct entry *entry_for(uintptr_t pc,
+                                                                           uint64_t gen)
 {
     struct entry *e = ready && !(pc & STACK_PC_SYNTH) ? entry_of(pc) : NULL;
-    if (!e) { /* a synthetic frame, or uncached */
-        int n = sym_lookup(pc, out, max);
-        mark_frames(out, n, gen);
-        return n;
-    }
-    if (e->marked != gen + 1) {
+    if (e && e->marked != gen + 1) {
         mark_frames(e->f, e->n, gen);
         e->marked = gen + 1;
     }
-    return copy_frames(e, out, max);
+    return e;
+}
+
+int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max)
+{
+    const struct entry *e = entry_for(pc, gen);
+    if (e) return copy_frames(e, out, max);
+    int n = sym_lookup(pc, out, max); /* a synthetic frame, or uncached */
+    mark_frames(out, n, gen);
+    return n;
+}
+
+int sym_encoded_for(uintptr_t pc, uint64_t gen, const uint8_t **bytes, size_t *len)
+{
+    const struct entry *e = entry_for(pc, gen);
+    if (!e || !e->enc) return 0;
+    *bytes = e->enc;
+    *len = e->enc_len;
+    return e->n;
 }
 
 /* Whether a type named so is a lock itself (its members are glibc's, not the program's). */

@@ -29,6 +29,16 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
  * a real pc, once per generation (its cache entry remembers the last; generations only grow,
  * in a forked child too). */
 int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max);
+/* The wire form of frames, given by the flusher before its first lookup (the encoding is the
+ * writer's): encode writes f[0..n) into out, at most n * max_frame bytes, and returns the
+ * length. Every pc resolved from then on keeps its frames in that form too (sym_encoded_for),
+ * valid as long as its cached frames are, since their string ids never change. */
+void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n),
+                      size_t max_frame);
+/* The frames of real pc in the wire form (*bytes, *len bytes; all of them, uncut), marked for
+ * gen as sym_lookup_for marks them: their count; 0 when pc is synthetic, uncached or no
+ * encoding was given (then sym_lookup_for answers). */
+int sym_encoded_for(uintptr_t pc, uint64_t gen, const uint8_t **bytes, size_t *len);
 /* The static object holding data address addr, as "symbol" or "symbol+offset" (demangled)
  * into buf (cap bytes): its length, 0 when addr is in no symbol of a module (heap, stacks).
  * With DWARF, a member or element of a struct or array is named by its path ("queue.mu",

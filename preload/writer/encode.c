@@ -84,22 +84,30 @@ void enc_struct_room(struct gt_bytes *b, uint64_t gen, uint8_t kind, size_t item
     }
 }
 
-void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, const struct sym_frame *fr, int n)
+size_t enc_frames(uint8_t *out, const struct sym_frame *fr, int n)
 {
-    size_t most = 1 + (2 + (size_t)n * 4) * GO_MAX_UVARINT_LEN;
-    enc_struct_room(b, gen, GO_EV_STACKS, most);
-    if (reserve(b, most) != 0) return;
-    uint8_t *p = b->p + b->len; /* room for the largest encoding: varints written in place */
-    *p++ = GO_EV_STACK;
-    p = ev_put_uvarint(p, id);
-    p = ev_put_uvarint(p, (uint64_t)n);
+    uint8_t *p = out;
     for (int i = 0; i < n; i++) {
         p = ev_put_uvarint(p, fr[i].pc);
         p = ev_put_uvarint(p, fr[i].func_str);
         p = ev_put_uvarint(p, fr[i].file_str);
         p = ev_put_uvarint(p, fr[i].line);
     }
-    b->len = (size_t)(p - b->p);
+    return (size_t)(p - out);
+}
+
+void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, int n, const uint8_t *frames,
+               size_t len)
+{
+    size_t most = 1 + 2 * GO_MAX_UVARINT_LEN + len;
+    enc_struct_room(b, gen, GO_EV_STACKS, most);
+    if (reserve(b, most) != 0) return;
+    uint8_t *p = b->p + b->len; /* room for the largest encoding: varints written in place */
+    *p++ = GO_EV_STACK;
+    p = ev_put_uvarint(p, id);
+    p = ev_put_uvarint(p, (uint64_t)n);
+    memcpy(p, frames, len);
+    b->len = (size_t)(p + len - b->p);
 }
 
 void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, size_t len)

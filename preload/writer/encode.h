@@ -8,6 +8,7 @@
  * GO_MAX_BATCH_PAYLOAD (enc_struct_room opens the next one first). */
 #ifndef GOTRACE_ENCODE_H
 #define GOTRACE_ENCODE_H
+#include "go_wire.h"
 #include "symbolize.h"
 
 #include <stddef.h>
@@ -20,6 +21,10 @@ struct gt_bytes {
 };
 
 void enc_put(struct gt_bytes *b, const void *src, size_t n);
+/* The frames of a Stack on the wire into out, at most ENC_FRAME_MAX bytes a frame: the length.
+ * Pure: the same frames always give the same bytes (symbolize.h keeps them so). */
+#define ENC_FRAME_MAX (4 * GO_MAX_UVARINT_LEN)
+size_t enc_frames(uint8_t *out, const struct sym_frame *fr, int n);
 void enc_uv(struct gt_bytes *b, uint64_t v);
 /* An event batch of thread m (GO_NO_THREAD: none) holding len bytes of events from ts. */
 void enc_batch(struct gt_bytes *b, uint64_t gen, uint64_t m, uint64_t ts, const uint8_t *data,
@@ -33,7 +38,9 @@ void enc_struct_end(struct gt_bytes *b);
 /* Starts a new batch of the same kind when an item of item_max bytes might not fit. */
 void enc_struct_room(struct gt_bytes *b, uint64_t gen, uint8_t kind, size_t item_max);
 /* Items of the open structural batch. */
-void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, const struct sym_frame *fr, int n);
+/* A Stack of n frames, already on the wire (len bytes: enc_frames). */
+void enc_stack(struct gt_bytes *b, uint64_t gen, uint64_t id, int n, const uint8_t *frames,
+               size_t len);
 void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, size_t len);
 void enc_frequency(struct gt_bytes *b, uint64_t gen, uint64_t ticks_per_sec);
 /* One CPU sample {ts, m, p, g, stack}; *open: the sample batch was begun (the first opens it). */

@@ -126,6 +126,40 @@ Test(symbolize, lookup_for_marks_every_generation, .init = init, .fini = sym_fin
     cr_assert_eq(marked_for(44, f).seen[0], 0, "a generation that did not look it up");
 }
 
+/* A stand-in for the writer's encoding (encode.h): a frame as its four fields, 8 bytes each. */
+static size_t raw_frames(uint8_t *out, const struct sym_frame *f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t v[4] = {f[i].pc, f[i].func_str, f[i].file_str, f[i].line};
+        memcpy(out + sizeof v * (size_t)i, v, sizeof v);
+    }
+    return 32 * (size_t)n;
+}
+
+/* With an encoding given, a pc's frames come back in that form: the encoding of what
+ * sym_lookup gives, with their strings marked for each generation that asks. */
+Test(symbolize, encoded_frames_are_the_lookups, .init = init, .fini = sym_fini)
+{
+    sym_set_encoding(raw_frames, 32);
+    int inner, outer;
+    uintptr_t pc = inlining_function(&inner, &outer);
+    struct sym_frame f[8];
+    cr_assert_eq(sym_lookup(pc, f, 8), 2);
+    uint8_t want[64];
+    cr_assert_eq(raw_frames(want, f, 2), sizeof want);
+    const uint8_t *bytes;
+    size_t len;
+    for (uint64_t gen = 41; gen <= 43; gen += 2) {
+        cr_assert_eq(sym_encoded_for(pc, gen, &bytes, &len), 2);
+        cr_assert_eq(len, sizeof want);
+        cr_assert_eq(memcmp(bytes, want, sizeof want), 0, "the encoded lookup");
+        struct marked m = marked_for(gen, f);
+        cr_assert(m.seen[0] == 1 && m.seen[1] == 1, "generation %lu: marked %d, %d",
+                  (unsigned long)gen, m.seen[0], m.seen[1]);
+    }
+    cr_assert_eq(sym_encoded_for(STACK_PC_MAIN, 41, &bytes, &len), 0, "synthetic: not kept");
+}
+
 Test(symbolize, libc_function, .init = init, .fini = sym_fini)
 {
     struct sym_frame f[8];
