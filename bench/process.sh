@@ -72,6 +72,36 @@ measure "$ROUNDS" "/bin/true" /bin/true
 measure "$ROUNDS" "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
 measure $((3 * ROUNDS)) "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
 
+# ---- exact counts: what the time above cannot resolve on shared CPUs ----
+# counts LABEL COMMAND...: the instructions (callgrind, every process of the command) and system
+# calls (strace -f) of one run, under the libraries-only preload and traced (warm cache), as a
+# table row. PYTHONHASHSEED=0: python's run repeats exactly.
+count_rows=()
+counts() {
+    local label=$1 pre ir=() sc=()
+    shift
+    for pre in "$B/libnoop_libs.so" "$LIB"; do
+        rm -f "$W"/cg.*.out "$W/strace.txt"
+        (cd "$W" && env "LD_PRELOAD=$pre" "$CACHE" PYTHONHASHSEED=0 valgrind --tool=callgrind \
+            --trace-children=yes --callgrind-out-file="$W/cg.%p.out" "$@" >/dev/null 2>&1) || true
+        ir+=("$(cat "$W"/cg.*.out 2>/dev/null | awk '/^summary:/ { s += $2 } END { print s + 0 }')")
+        (cd "$W" && env "$CACHE" PYTHONHASHSEED=0 strace -f -c -o "$W/strace.txt" \
+            -E "LD_PRELOAD=$pre" "$@" >/dev/null 2>&1) || true
+        sc+=("$(awk '$NF == "total" { print $4 }' "$W/strace.txt" 2>/dev/null)")
+    done
+    rm -f "$W"/cg.*.out "$W/strace.txt" "$W"/out/*
+    count_rows+=("$(awk -v l="$label" -v a="${ir[0]}" -v b="${ir[1]}" -v c="${sc[0]:-0}" \
+        -v d="${sc[1]:-0}" 'BEGIN { printf "| %s | %d | %d (+%d) | %d | %d (+%d) |", l, a, b, b - a, c, d, d - c }')")
+}
+count_rows_text="| not measured (valgrind or strace missing) | | | | |"
+if command -v valgrind >/dev/null && command -v strace >/dev/null; then
+    log "exact counts: instructions and system calls"
+    counts "/bin/true" /bin/true
+    counts "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
+    counts "$(basename "$python") -c pass" "$python" -c pass
+    count_rows_text=$(printf '%s\n' "${count_rows[@]}")
+fi
+
 # ---- make -j2 of this repository ----
 make_rows="| \`make -j2\` | not run (BENCH_MAKE_RUNS=0) | | | |"
 if [ "$MAKE_RUNS" -gt 0 ]; then
@@ -125,6 +155,13 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "| command, time | untraced ms | do-nothing interposer | + its libraries | gotrace, warm symbol cache (vs libraries) | the same, GOTRACE_LIVE=0 (vs libraries) | gotrace, no symbol cache (vs libraries) |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
+    echo
+    echo "Exact counts of one run (callgrind: instructions of every process; strace -f: system calls),"
+    echo "under the preload of the same libraries and traced with the symbol cache warm:"
+    echo
+    echo "| command | instructions, libraries only | traced (added) | system calls, libraries only | traced (added) |"
+    echo "|---|---|---|---|---|"
+    echo "$count_rows_text"
     echo
     echo "| build | untraced wall | traced wall | untraced CPU | traced CPU |"
     echo "|---|---|---|---|---|"

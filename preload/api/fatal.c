@@ -128,6 +128,45 @@ static void own(int sig, void (*handler)(int, siginfo_t *, void *))
     if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
 }
 
+#if defined(__x86_64__)
+/* The kernel's own sigaction (x86-64): what glibc's reports as the old action, field by field. */
+struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
+/* own for every fatal signal, when the process has a single thread: with them blocked, each is
+ * installed with the disposition it replaces read in the same call, and that one is put back
+ * exactly (flags and restorer as the kernel had them: glibc's sigaction would add its own) when
+ * it was not SIG_DFL (an inherited SIG_IGN, a handler): one call a signal, not two, and none is
+ * taken meanwhile (this thread is the only one that could take it). */
+static void own_fatal_alone(void)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    for (size_t i = 0; i < NFATAL; i++)
+        sigaddset(&set, fatal_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    struct sigaction sa = tracer_action(on_fatal), cur;
+    for (size_t i = 0; i < NFATAL; i++) {
+        int sig = fatal_signals[i];
+        if (atomic_load(&S.owned[sig]) || REAL(sigaction)(sig, &sa, &cur) != 0) continue;
+        if (cur.sa_handler != SIG_DFL) { /* the program's, or its parent's SIG_IGN */
+            struct kernel_sigaction k = {cur.sa_handler, (unsigned long)cur.sa_flags,
+                                         cur.sa_restorer, 0};
+            memcpy(&k.mask, &cur.sa_mask, sizeof k.mask);
+            REAL(syscall)(SYS_rt_sigaction, sig, &k, NULL, sizeof k.mask);
+            continue;
+        }
+        *view_of(sig) = cur;
+        atomic_store(&S.owned[sig], 1);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+#endif
+
 /* Whether the program setting SIG_DFL for fatal signal sig (or the flight trigger), which it
  * had taken over, gives it back to the tracer: in the process the tracer started in (a vfork
  * child shares S with its parent, not its dispositions). */
@@ -141,11 +180,18 @@ int fatal_handles(int sig, void (*handler)(int))
     return fatal_owns(sig) || (handler == SIG_DFL && sig > 0 && sig < NSIG && retakes(sig));
 }
 
-void fatal_init(int flight_signal)
+void fatal_init(int flight_signal, int alone)
 {
     S.pid = getpid();
     S.flight = flight_signal;
     if (flight_signal) own(flight_signal, on_flight);
+#if defined(__x86_64__)
+    if (alone) {
+        own_fatal_alone();
+        return;
+    }
+#endif
+    (void)alone;
     for (size_t i = 0; i < NFATAL; i++)
         own(fatal_signals[i], on_fatal);
 }

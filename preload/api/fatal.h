@@ -22,8 +22,8 @@
 /* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL, and
  * flight_signal (0: none) for the flight recorder's dumps (flusher.h) if its disposition is
  * SIG_DFL too (the program sees SIG_DFL; a handler it installs replaces the tracer's until it sets
- * SIG_DFL again). */
-void fatal_init(int flight_signal);
+ * SIG_DFL again). alone: the process has a single thread (half the system calls). */
+void fatal_init(int flight_signal, int alone);
 /* In a forked child (the handlers are inherited): the child is the process to write for. */
 void fatal_fork_child(void);
 /* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */

@@ -212,7 +212,7 @@ void tr_init(void)
     const char *clock = clock_end();       /* before the first event */
     hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     if (flusher_start(&cfg, path, __libc_single_threaded) != 0) goto fail;
-    fatal_init(cfg.flight ? (int)cfg.flight_signal : 0);
+    fatal_init(cfg.flight ? (int)cfg.flight_signal : 0, __libc_single_threaded);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,

@@ -1,7 +1,8 @@
 # robust_side_effects: loading the tracer leaves the process as it found it
 # (progs/robust_side_effects.c). "report" prints errno at start, signal masks of main and of a
 # new thread, every disposition, the first pthread key, the first descriptor open() returns,
-# every rlimit and the umask: traced output must equal untraced. Then daemon-like cleanups
+# every rlimit and the umask: traced output must equal untraced, also with signals inherited as
+# ignored. Then daemon-like cleanups
 # (closefrom(3), close_range(3, ~0U), close() of 3..4095, dup2 onto the trace's descriptor,
 # and the same through syscall(SYS_close_range / SYS_close / SYS_dup2 / SYS_dup3)) with threads
 # running: same output ("ok": every call behaved as with no tracer descriptor), status 0, and
@@ -21,6 +22,17 @@ trace_run traced -- "$prog" report
 expect_status "report traced" 0
 cmp -s "$p_out" "$RUN_OUT" || fail "process state differs: $(diff "$p_out" "$RUN_OUT" | head -c 400)"
 validate "$RUN_TRACE"
+
+# Signals the program inherits as ignored (nohup, a shell's trap ''): still ignored when traced,
+# the others still the tracer's (the tracer sets its handlers with them blocked, each put back
+# if it was not SIG_DFL).
+ignored="trap '' HUP INT QUIT PIPE USR1 TERM; exec \"\$0\" report"
+plain_run plain-ignored -- bash -c "$ignored" "$prog"
+p_ign=$RUN_OUT
+assert_eq "$(grep -c -E '^signal (1|2|3|10|13|15): ignore' "$p_ign")" 6 "ignored untraced"
+trace_run traced-ignored -- bash -c "$ignored" "$prog"
+expect_status "report traced, signals ignored" 0
+cmp -s "$p_ign" "$RUN_OUT" || fail "ignored signals differ: $(diff "$p_ign" "$RUN_OUT" | head -c 400)"
 
 modes="closefrom close_range close-loop dup2-trace sys-close-range sys-close-loop sys-dup2-trace"
 modes="$modes sys-dup3-trace main-exit"
