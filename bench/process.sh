@@ -7,8 +7,11 @@
 # the shared libraries libgotrace.so loads (libnoop_libs.so: the floor of "a preload that only
 # loads the same libraries"), traced with the symbol cache warm (it was filled by one traced
 # run before), the same without the live file of issue 17 (GOTRACE_LIVE=0), and traced without
-# the cache (GOTRACE_SYMCACHE=0: every process symbolizes with libdw, as before the cache). Then `make -j2` of this repository (a copy of HEAD's tree under
-# build/bench/process/), untraced and traced (warm cache) in alternation, from clean each time.
+# the cache (GOTRACE_SYMCACHE=0: every process symbolizes with libdw, as before the cache). The
+# same three commands once more under callgrind and strace -f (when installed): the exact
+# instructions and system calls the tracer adds, which the times cannot resolve on shared CPUs.
+# Then `make -j2` of this repository (a copy of HEAD's tree under build/bench/process/),
+# untraced and traced (warm cache) in alternation, from clean each time.
 # Prints the tables and rewrites the "process" section of bench/RESULTS.md.
 # Invariants: builds nothing of the tracer (bench.mk does); writes only under
 # build/bench/process/ and that section; the symbol cache it uses is its own

@@ -118,8 +118,9 @@ static void visit_stack(void *ctx, uint64_t id, const uintptr_t *pcs, int n)
         if (k > 0 && nf + k <= GO_MAX_STACK_FRAMES) {
             memcpy(G.frames + len, wire, wlen);
         } else {
-            struct sym_frame fr[GO_MAX_STACK_FRAMES];
-            k = sym_lookup_for(pcs[i], v->gen, fr, GO_MAX_STACK_FRAMES - nf);
+            struct sym_frame fr[SYM_MAX_FRAMES];
+            int room = GO_MAX_STACK_FRAMES - nf;
+            k = sym_lookup_for(pcs[i], v->gen, fr, room < SYM_MAX_FRAMES ? room : SYM_MAX_FRAMES);
             wlen = enc_frames(G.frames + len, fr, k);
         }
         len += wlen;

@@ -31,8 +31,6 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#define MAX_INLINE 16 /* frames kept per pc */
-
 struct entry {
     uintptr_t pc;
     int n;
@@ -536,7 +534,7 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
     (void)dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &path, NULL);
     int own = own_module(mod), rt_mod = runtime_module(path);
     int n = 0;
-    for (int i = 0; i < ns && n < MAX_INLINE; i++) {
+    for (int i = 0; i < ns && n < SYM_MAX_FRAMES; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
         if (!(own && tag == DW_TAG_inlined_subroutine)) {
@@ -629,7 +627,7 @@ static int resolve_dwfl(uintptr_t pc, struct sym_frame *out, uint32_t *runtime, 
 static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
 {
     struct symcache_module *cm = symcache_module(pc ? pc - 1 : 0);
-    int n = cm ? symcache_get(cm, pc, out, MAX_INLINE, runtime) : 0, modpath = 0;
+    int n = cm ? symcache_get(cm, pc, out, SYM_MAX_FRAMES, runtime) : 0, modpath = 0;
     if (n > 0) return n;
     n = resolve_dwfl(pc, out, runtime, &modpath);
     if (cm) symcache_put(cm, pc, out, n, *runtime, modpath);
@@ -662,20 +660,21 @@ static int cache_room(void)
 /* pc's frames, resolved and cached; NULL if memory is short. */
 static __attribute__((noinline)) struct entry *entry_new(uintptr_t pc)
 {
-    struct sym_frame f[MAX_INLINE];
+    struct sym_frame f[SYM_MAX_FRAMES];
     uint32_t runtime = 0;
     int n = resolve(pc, f, &runtime);
-    size_t wire = encode_frames ? (size_t)n * encode_max : 0;
+    uint8_t wire[SYM_MAX_FRAMES * SYM_MAX_WIRE_FRAME];
+    size_t wlen = encode_frames && encode_max <= SYM_MAX_WIRE_FRAME ? encode_frames(wire, f, n) : 0;
     struct entry *fresh =
-        cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f + wire) : NULL;
+        cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f + wlen) : NULL;
     if (!fresh) return NULL;
     fresh->pc = pc;
     fresh->n = n;
     fresh->runtime = runtime;
     fresh->marked = 0;
     memcpy(fresh->f, f, (size_t)n * sizeof *f);
-    fresh->enc = encode_frames ? (const uint8_t *)(fresh->f + n) : NULL;
-    fresh->enc_len = encode_frames ? encode_frames((uint8_t *)(fresh->f + n), f, n) : 0;
+    fresh->enc = wlen ? memcpy(fresh->f + n, wire, wlen) : NULL;
+    fresh->enc_len = wlen;
     cache_len++;
     return cache[slot_of(pc)] = fresh;
 }
@@ -748,7 +747,7 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max)
     if (stack_pc_late(pc)) return late_frame(pc, out);
     const struct entry *e = entry_of(pc);
     if (!e) { /* memory is short: uncached */
-        struct sym_frame f[MAX_INLINE];
+        struct sym_frame f[SYM_MAX_FRAMES];
         uint32_t runtime = 0;
         int n = resolve(pc, f, &runtime);
         if (n > max) n = max;

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SYM_MAX_FRAMES 16     /* the frames of one pc at most (itself and its inlined callers) */
+#define SYM_MAX_WIRE_FRAME 40 /* bytes a frame takes on the wire at most (sym_set_encoding) */
+
 /* 0 on success; calls str_init. Cheap: no file is read until the first lookup. */
 int sym_init(void);
 /* Frames for return address pc (inlined frames expanded, innermost first), at most max;
@@ -30,9 +33,10 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
  * in a forked child too). */
 int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max);
 /* The wire form of frames, given by the flusher before its first lookup (the encoding is the
- * writer's): encode writes f[0..n) into out, at most n * max_frame bytes, and returns the
- * length. Every pc resolved from then on keeps its frames in that form too (sym_encoded_for),
- * valid as long as its cached frames are, since their string ids never change. */
+ * writer's): encode writes f[0..n) into out, at most n * max_frame bytes (max_frame at most
+ * SYM_MAX_WIRE_FRAME, else nothing is kept), and returns the length. Every pc resolved from then on
+ * keeps its frames in that form too (sym_encoded_for), valid as long as its cached frames are,
+ * since their string ids never change. */
 void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n),
                       size_t max_frame);
 /* The frames of real pc in the wire form (*bytes, *len bytes; all of them, uncut), marked for

@@ -24,6 +24,7 @@ void enc_put(struct gt_bytes *b, const void *src, size_t n);
 /* The frames of a Stack on the wire into out, at most ENC_FRAME_MAX bytes a frame: the length.
  * Pure: the same frames always give the same bytes (symbolize.h keeps them so). */
 #define ENC_FRAME_MAX (4 * GO_MAX_UVARINT_LEN)
+_Static_assert(ENC_FRAME_MAX <= SYM_MAX_WIRE_FRAME, "symbolize.c keeps a frame's wire form");
 size_t enc_frames(uint8_t *out, const struct sym_frame *fr, int n);
 void enc_uv(struct gt_bytes *b, uint64_t v);
 /* An event batch of thread m (GO_NO_THREAD: none) holding len bytes of events from ts. */
