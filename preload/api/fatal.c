@@ -141,7 +141,9 @@ struct kernel_sigaction {
  * installed with the disposition it replaces read in the same call, and that one is put back
  * exactly (flags and restorer as the kernel had them: glibc's sigaction would add its own) when
  * it was not SIG_DFL (an inherited SIG_IGN, a handler): one call a signal, not two, and none is
- * taken meanwhile (this thread is the only one that could take it). */
+ * taken meanwhile (this thread is the only one that could take it). Only with libc's own
+ * sigaction: an interposer's (a sanitizer's) keeps its own table, which the raw put-back would
+ * leave behind. */
 static void own_fatal_alone(void)
 {
     sigset_t set, old;
@@ -186,7 +188,7 @@ void fatal_init(int flight_signal, int alone)
     S.flight = flight_signal;
     if (flight_signal) own(flight_signal, on_flight);
 #if defined(__x86_64__)
-    if (alone) {
+    if (alone && real_in_libc((void *)REAL(sigaction))) {
         own_fatal_alone();
         return;
     }

@@ -15,8 +15,6 @@
 #include "real.h"
 #include "fence.h"
 
-#include <gnu/libc-version.h>
-#include <link.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +27,6 @@ unsigned plainlock_lone_busy;
 static int decided;    /* 0 until plainlock_init ran, then 1 (on) or -1 (off) */
 static int lone_over;  /* the lone mode has ended, or never started */
 static int lone_first; /* the lone thread's TID, once it started */
-
-static int in_libc(void *fn)
-{
-    struct dl_find_object libc, f;
-    return fn && _dl_find_object((void *)gnu_get_libc_version, &libc) == 0 &&
-           _dl_find_object(fn, &f) == 0 && f.dlfo_map_start == libc.dlfo_map_start;
-}
 
 static int fields_are(const pthread_mutex_t *m, int lock, int owner, unsigned nusers)
 {
@@ -64,9 +55,9 @@ void plainlock_init(void)
     if (__atomic_load_n(&decided, __ATOMIC_ACQUIRE)) return;
     real_init();
     const char *tunables = getenv("GLIBC_TUNABLES");
-    int on = in_libc((void *)gt_real.pthread_mutex_lock) &&
-             in_libc((void *)gt_real.pthread_mutex_trylock) &&
-             in_libc((void *)gt_real.pthread_mutex_unlock) &&
+    int on = real_in_libc((void *)gt_real.pthread_mutex_lock) &&
+             real_in_libc((void *)gt_real.pthread_mutex_trylock) &&
+             real_in_libc((void *)gt_real.pthread_mutex_unlock) &&
              !(tunables && strstr(tunables, "glibc.elision.enable=1")) && glibc_agrees();
     __atomic_store_n(&decided, on ? 1 : -1, __ATOMIC_RELEASE);
 }

@@ -4,6 +4,8 @@
 #include "log.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -36,6 +38,13 @@ static void *resolve(const char *name, const char *version)
     Dl_info a, e;
     if (any && dladdr(any, &a) && dladdr(exact, &e) && a.dli_fbase != e.dli_fbase) return any;
     return exact;
+}
+
+int real_in_libc(void *fn)
+{
+    struct dl_find_object libc, f;
+    return fn && _dl_find_object((void *)gnu_get_libc_version, &libc) == 0 &&
+           _dl_find_object(fn, &f) == 0 && f.dlfo_map_start == libc.dlfo_map_start;
 }
 
 void real_init(void)

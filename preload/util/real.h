@@ -139,5 +139,7 @@ struct gt_real {
 
 extern struct gt_real gt_real;
 void real_init(void);
+/* Whether fn is libc's own code (not a sanitizer's or another interposer's in front of it). */
+int real_in_libc(void *fn);
 #define REAL(name) (gt_real.name ? gt_real.name : (real_init(), gt_real.name))
 #endif
