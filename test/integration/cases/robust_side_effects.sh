@@ -26,11 +26,10 @@ validate "$RUN_TRACE"
 # Signals the program inherits as ignored (nohup, a shell's trap ''): still ignored when traced,
 # the others still the tracer's (the tracer sets its handlers with them blocked, each put back
 # if it was not SIG_DFL).
-ignored="trap '' HUP INT QUIT PIPE USR1 TERM; exec \"\$0\" report"
-plain_run plain-ignored -- bash -c "$ignored" "$prog"
+plain_run plain-ignored -- "$prog" ignored
 p_ign=$RUN_OUT
 assert_eq "$(grep -c -E '^signal (1|2|3|10|13|15): ignore' "$p_ign")" 6 "ignored untraced"
-trace_run traced-ignored -- bash -c "$ignored" "$prog"
+trace_run traced-ignored -- "$prog" ignored
 expect_status "report traced, signals ignored" 0
 cmp -s "$p_ign" "$RUN_OUT" || fail "ignored signals differ: $(diff "$p_ign" "$RUN_OUT" | head -c 400)"
 

@@ -12,7 +12,9 @@
  * (more than its header), a dup2 of FILE (created empty) onto its descriptor as an inline
  * system call no hook can see, then the same; FILE must stay empty (checked by the case). MODE
  * "main-exit": main calls pthread_exit while a worker still runs; the worker prints "ok" and
- * returns, so the process ends with status 0. */
+ * returns, so the process ends with status 0. MODE "ignored": SIGHUP, SIGINT, SIGQUIT, SIGUSR1,
+ * SIGPIPE and SIGTERM set to SIG_IGN, then an exec of itself in MODE "report": a program started
+ * with them ignored, as under nohup or a shell's trap ''. */
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -218,6 +220,14 @@ int main(int argc, char **argv)
     if (strcmp(mode, "report") == 0) {
         report();
         return 0;
+    }
+    if (strcmp(mode, "ignored") == 0) {
+        static const int ignored[] = {SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGPIPE, SIGTERM};
+        for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
+            if (signal(ignored[i], SIG_IGN) == SIG_ERR) return 98;
+        execl("/proc/self/exe", argv[0], "report", (char *)NULL);
+        perror("execl");
+        return 98;
     }
     pthread_t w;
     if (strcmp(mode, "main-exit") == 0) {
