@@ -80,15 +80,27 @@ static inline struct cfi_rule unpack(uint64_t v)
                              .cfa_off = (uint32_t)(v >> 12) & (CFI_MAX_CFA_OFF - 1)};
 }
 
-static struct cfi_rule rule_at(uintptr_t pc)
+/* The level in use, read once a walk (a walk that grows the cache goes on in the level it read:
+ * its inserts there are only lost). */
+struct level_view {
+    struct slot *lv; /* NULL: no cache */
+    unsigned log;
+};
+
+static struct level_view view(void)
 {
-    if (!cache) return cfi_rule_for(pc);
+    if (!cache) return (struct level_view){NULL, 0};
     unsigned log = atomic_load_explicit(&cur_log, memory_order_relaxed);
-    struct slot *lv = level(log);
-    size_t mask = ((size_t)1 << log) - 1;
-    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15u) >> (64 - log));
+    return (struct level_view){level(log), log};
+}
+
+static struct cfi_rule rule_at(struct level_view v, uintptr_t pc)
+{
+    if (!v.lv) return cfi_rule_for(pc);
+    size_t mask = ((size_t)1 << v.log) - 1;
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15u) >> (64 - v.log));
     for (int probe = 0; probe < PROBES; probe++, i = (i + 1) & mask) {
-        struct slot *s = &lv[i];
+        struct slot *s = &v.lv[i];
         uint64_t key = atomic_load_explicit(&s->key, memory_order_relaxed);
         if (key == pc) {
             uint64_t v = atomic_load_explicit(&s->val, memory_order_relaxed);
@@ -102,7 +114,7 @@ static struct cfi_rule rule_at(uintptr_t pc)
             atomic_store_explicit(&s->val, pack(pc, r), memory_order_relaxed);
         return r;
     }
-    grow(log);
+    grow(v.log);
     return cfi_rule_for(pc);
 }
 
@@ -127,9 +139,10 @@ __attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uint
     intptr_t bp_from = WALK_BP_REG; /* where r.bp came from: the register or a slot */
     int bp_recorded = 0;
     int n = 0, lead = 0;
+    struct level_view v = view();
     if (rec) rec->n = 0;
     while (n < lim.max) {
-        struct cfi_rule rule = rule_at(at);
+        struct cfi_rule rule = rule_at(v, at);
         if (rule.kind == CFI_OUTERMOST) break;
         if (rule.kind != CFI_CFA_SP && rule.kind != CFI_CFA_BP) return -1;
         if (rule.kind == CFI_CFA_BP && !bp_recorded) {
