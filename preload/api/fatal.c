@@ -159,7 +159,8 @@ static void own_fatal_alone(void)
             struct kernel_sigaction k = {cur.sa_handler, (unsigned long)cur.sa_flags,
                                          cur.sa_restorer, 0};
             memcpy(&k.mask, &cur.sa_mask, sizeof k.mask);
-            REAL(syscall)(SYS_rt_sigaction, sig, &k, NULL, sizeof k.mask);
+            if (REAL(syscall)(SYS_rt_sigaction, sig, &k, NULL, sizeof k.mask) != 0)
+                REAL(sigaction)(sig, &cur, NULL); /* (a filter refused it): glibc's flags */
             continue;
         }
         *view_of(sig) = cur;
