@@ -51,42 +51,37 @@ if [ -z "$GT_SANITIZER" ]; then
 
     # Exact counts of one /bin/true (its symbol cache warm: the traced run above filled it).
     # System calls (strace -f), less the readlink calls that resolve the trace's path (one a
-    # component: they follow where the tree lies): 132 more than untraced now, 149 before the
+    # component: they follow where the tree lies): 130 more than untraced now, 147 before the
     # fatal handlers went in with one sigaction call each (stop 32). Instructions (callgrind):
     # about 350 K more, the loading of the tracer and its libraries included; a symbolization
     # with libdw at every exit (no cache) adds about 1 M.
-    syscalls() { # syscalls ENV... -- CMD...: the system calls of CMD run with ENV, less readlink
-        local out=$CASE_DIR/strace.txt i
+    counted() { # counted syscalls|instructions ENV... -- CMD...: that count of one run of CMD
+        local kind=$1 out=$CASE_DIR/$1.out i
+        shift
         for ((i = 1; i <= $#; i++)); do [ "${!i}" = -- ] && break; done
-        env "${@:1:i-1}" strace -f -c -o "$out" "${@:i+1}" >/dev/null 2>&1 || { echo -1; return; }
-        awk '$NF == "total" { t = $4 } $NF == "readlink" { r = $4 } END { print t - r }' "$out"
+        local envs=("${@:1:i-1}") cmd=("${@:i+1}") sets=() e
+        if [ "$kind" = syscalls ]; then # the environment is the command's, not strace's
+            for e in "${envs[@]}"; do sets+=(-E "$e"); done
+            strace -f -c -o "$out" "${sets[@]}" "${cmd[@]}" >/dev/null 2>&1 || { echo -1; return; }
+            awk '$NF == "total" { t = $4 } $NF == "readlink" { r = $4 } END { print t - r }' "$out"
+        else
+            env "${envs[@]}" valgrind --tool=callgrind --callgrind-out-file="$out" "${cmd[@]}" \
+                >/dev/null 2>&1 || { echo -1; return; }
+            awk '/^summary:/ { print $2 }' "$out"
+        fi
     }
-    instructions() { # instructions ENV... -- CMD...: callgrind's count for CMD run with ENV
-        local out=$CASE_DIR/callgrind.out i
-        for ((i = 1; i <= $#; i++)); do [ "${!i}" = -- ] && break; done
-        env "${@:1:i-1}" valgrind --tool=callgrind --callgrind-out-file="$out" "${@:i+1}" \
-            >/dev/null 2>&1 || { echo -1; return; }
-        awk '/^summary:/ { print $2 }' "$out"
-    }
-    traced_env=("LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$CASE_DIR/count.trace")
-    if command -v strace >/dev/null; then
-        untraced=$(syscalls GOTRACE_UNUSED=1 -- /bin/true)
-        traced=$(syscalls "${traced_env[@]}" -- /bin/true)
-        echo "system calls of /bin/true (but readlink): $untraced untraced, $traced traced"
-        assert_ge "$untraced" 1 "untraced /bin/true under strace"
-        assert_ge "$traced" 1 "traced /bin/true under strace"
-        assert_le "$((traced - untraced))" 140 "system calls the tracer adds to /bin/true"
-    else
-        skip_part "system calls not counted: strace is not installed"
-    fi
-    if command -v valgrind >/dev/null; then
-        untraced=$(instructions GOTRACE_UNUSED=1 -- /bin/true)
-        traced=$(instructions "${traced_env[@]}" -- /bin/true)
-        echo "instructions of /bin/true: $untraced untraced, $traced traced"
-        assert_ge "$untraced" 1 "untraced /bin/true under callgrind"
-        assert_ge "$traced" 1 "traced /bin/true under callgrind"
-        assert_le "$((traced - untraced))" 500000 "instructions the tracer adds to /bin/true"
-    else
-        skip_part "instructions not counted: valgrind is not installed"
-    fi
+    for spec in "syscalls strace 140 system calls" "instructions valgrind 500000 instructions"; do
+        read -r kind tool budget what <<<"$spec"
+        if ! command -v "$tool" >/dev/null; then
+            skip_part "$what not counted: $tool is not installed"
+            continue
+        fi
+        untraced=$(counted "$kind" GOTRACE_UNUSED=1 -- /bin/true)
+        traced=$(counted "$kind" "LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$CASE_DIR/count.trace" \
+            -- /bin/true)
+        echo "$what of /bin/true: $untraced untraced, $traced traced"
+        assert_ge "$untraced" 1 "untraced /bin/true under $tool"
+        assert_ge "$traced" 1 "traced /bin/true under $tool"
+        assert_le "$((traced - untraced))" "$budget" "$what the tracer adds to /bin/true"
+    done
 fi
