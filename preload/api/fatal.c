@@ -193,8 +193,9 @@ void fatal_init(int flight_signal, int alone)
         own_fatal_alone();
         return;
     }
-#endif
+#else
     (void)alone;
+#endif
     for (size_t i = 0; i < NFATAL; i++)
         own(fatal_signals[i], on_fatal);
 }

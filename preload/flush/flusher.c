@@ -314,7 +314,7 @@ int flusher_start(const struct gt_config *cfg, const char *path, int lone)
     } else if (output_open(path) != 0) {
         return -1;
     }
-    sym_set_encoding(enc_frames, ENC_FRAME_MAX);
+    sym_set_encoding(enc_frames);
     if (sym_init() != 0) gt_log("symbolization unavailable; stacks will show addresses only");
     F.eager = cfg->flight || cfg->hang_ms;
     return lone ? start_lazily() : start_thread();

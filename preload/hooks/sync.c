@@ -289,17 +289,23 @@ EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
     return r;
 }
 
+/* A signal, broadcast or post that frees n threads queued on key (WAKE_IF): none can be queued
+ * while the program has a single thread (plainlock_alone). A macro so that the hook is the leaf. */
+#define POST_WAKES(key, n)                                                                         \
+    do {                                                                                           \
+        struct gt_thread *self_ = plainlock_alone() ? NULL : tr_current();                         \
+        if (self_) WAKE_IF(self_, (key), (n));                                                     \
+    } while (0)
+
 EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
-    if (self) WAKE_IF(self, c, 1);
+    POST_WAKES(c, 1);
     return REAL(pthread_cond_signal)(c);
 }
 
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
-    if (self) WAKE_IF(self, c, INT_MAX);
+    POST_WAKES(c, INT_MAX);
     return REAL(pthread_cond_broadcast)(c);
 }
 
@@ -338,8 +344,7 @@ EXPORT int sem_init(sem_t *s, int shared, unsigned value)
 
 EXPORT int sem_post(sem_t *s)
 {
-    struct gt_thread *self = plainlock_alone() ? NULL : tr_current();
-    if (self) WAKE_IF(self, s, 1);
+    POST_WAKES(s, 1);
     return REAL(sem_post)(s);
 }
 

@@ -34,10 +34,9 @@
 struct entry {
     uintptr_t pc;
     int n;
-    uint32_t runtime;   /* bit k: frame k is a language runtime's code (runtime_name) */
-    uint64_t marked;    /* 1 + the last generation its strings were marked for (sym_lookup_for) */
-    const uint8_t *enc; /* f on the wire (sym_set_encoding), after f[n]; NULL without one */
-    size_t enc_len;
+    uint32_t runtime; /* bit k: frame k is a language runtime's code (runtime_name) */
+    uint64_t marked;  /* 1 + the last generation its strings were marked for (sym_lookup_for) */
+    size_t enc_len;   /* bytes of f on the wire (sym_set_encoding), kept after f[n]; 0: none */
     struct sym_frame f[];
 };
 
@@ -122,13 +121,10 @@ static Dwfl_Callbacks callbacks = {
 static struct entry **cache; /* open addressing on pc, at most half full */
 static size_t cache_cap, cache_len;
 static size_t (*encode_frames)(uint8_t *out, const struct sym_frame *f, int n);
-static size_t encode_max; /* bytes a frame takes at most on the wire */
 
-void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n),
-                      size_t max_frame)
+void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n))
 {
     encode_frames = encode;
-    encode_max = max_frame;
 }
 
 static void drop_ranges(void)
@@ -664,7 +660,7 @@ static __attribute__((noinline)) struct entry *entry_new(uintptr_t pc)
     uint32_t runtime = 0;
     int n = resolve(pc, f, &runtime);
     uint8_t wire[SYM_MAX_FRAMES * SYM_MAX_WIRE_FRAME];
-    size_t wlen = encode_frames && encode_max <= SYM_MAX_WIRE_FRAME ? encode_frames(wire, f, n) : 0;
+    size_t wlen = encode_frames ? encode_frames(wire, f, n) : 0;
     struct entry *fresh =
         cache_room() ? malloc(sizeof *fresh + (size_t)n * sizeof *f + wlen) : NULL;
     if (!fresh) return NULL;
@@ -673,7 +669,7 @@ static __attribute__((noinline)) struct entry *entry_new(uintptr_t pc)
     fresh->runtime = runtime;
     fresh->marked = 0;
     memcpy(fresh->f, f, (size_t)n * sizeof *f);
-    fresh->enc = wlen ? memcpy(fresh->f + n, wire, wlen) : NULL;
+    memcpy(fresh->f + n, wire, wlen);
     fresh->enc_len = wlen;
     cache_len++;
     return cache[slot_of(pc)] = fresh;
@@ -790,8 +786,8 @@ int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max)
 int sym_encoded_for(uintptr_t pc, uint64_t gen, const uint8_t **bytes, size_t *len)
 {
     const struct entry *e = entry_for(pc, gen);
-    if (!e || !e->enc) return 0;
-    *bytes = e->enc;
+    if (!e || !e->enc_len) return 0;
+    *bytes = (const uint8_t *)(e->f + e->n);
     *len = e->enc_len;
     return e->n;
 }

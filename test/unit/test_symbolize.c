@@ -140,7 +140,7 @@ static size_t raw_frames(uint8_t *out, const struct sym_frame *f, int n)
  * sym_lookup gives, with their strings marked for each generation that asks. */
 Test(symbolize, encoded_frames_are_the_lookups, .init = init, .fini = sym_fini)
 {
-    sym_set_encoding(raw_frames, 32);
+    sym_set_encoding(raw_frames);
     int inner, outer;
     uintptr_t pc = inlining_function(&inner, &outer);
     struct sym_frame f[8];
