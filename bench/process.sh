@@ -10,15 +10,20 @@
 # the cache (GOTRACE_SYMCACHE=0: every process symbolizes with libdw, as before the cache). The
 # same three commands once more under callgrind and strace -f (when installed): the exact
 # instructions and system calls the tracer adds, which the times cannot resolve on shared CPUs.
-# Then `make -j2` of this repository (a copy of HEAD's tree under build/bench/process/),
+# /bin/true and python once more, alternating under perf (when it can record: where.sh): which
+# modules and functions, the kernel's and the tracer's, the added time goes to. Then `make -j2` of this repository (a copy of HEAD's tree under build/bench/process/),
 # untraced and traced (warm cache) in alternation, from clean each time.
 # Prints the tables and rewrites the "process" section of bench/RESULTS.md.
 # Invariants: builds nothing of the tracer (bench.mk does); writes only under
-# build/bench/process/ and that section; the symbol cache it uses is its own
+# build/bench/process/ and that section; deletes no trace file until it ends (each measurement
+# writes into a directory of its own: on an ext4 without a journal, creating a file soon after
+# many deletions costs the kernel a scan of the deleted inodes, which would be charged to the
+# tracer; docs/cost.md, "Creating the trace file"); the symbol cache it uses is its own
 # (build/bench/process/symcache), so the user's cache is neither read nor filled.
 # Knobs: BENCH_PROC_ROUNDS (default 30: rounds per short command; python's are 3× as many: its
 # run varies by milliseconds from one round to the next), BENCH_MAKE_RUNS (default 3; 0: no build),
-# BENCH_LIB (another build of libgotrace.so), BENCH_RESULTS (where the section goes).
+# BENCH_LIB (another build of libgotrace.so), BENCH_RESULTS (where the section goes),
+# BENCH_NO_INSTALL=1 (perf is not installed when missing).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/section.sh"
@@ -32,7 +37,10 @@ log() { echo "bench-process: $*" >&2; }
 
 rm -rf "$W"
 mkdir -p "$W/out" "$W/symcache"
-export GOTRACE_OUT=$W/out/t.%p.trace
+fresh_out() { # points GOTRACE_OUT at a new, empty directory (in a subshell too)
+    GOTRACE_OUT=$(mktemp -d "$W/out/m.XXXXXX")/t.%p.trace
+    export GOTRACE_OUT
+}
 CACHE=GOTRACE_SYMCACHE=$W/symcache
 echo 'int one(void) { return 1; }' >"$W/one.c"
 
@@ -53,11 +61,10 @@ rows=()
 measure() { # measure ROUNDS LABEL COMMAND...
     local rounds=$1 label=$2
     shift 2
+    fresh_out
     (cd "$W" && env "LD_PRELOAD=$LIB" "$CACHE" "$@" >/dev/null 2>&1) || true # fill the cache
-    rm -f "$W"/out/*
     local out
     out=$(cd "$W" && "$B/procbench" "$rounds" "${variants[@]}" -- "$@")
-    rm -f "$W"/out/*
     log "$label: $(echo "$out" | tr '\n' ';')"
     # columns: name wall-median q1 q3 wall-paired-difference cpu-median cpu-paired-difference
     rows+=("$(echo "$out" | awk -v label="$label ($rounds rounds)" '
@@ -85,6 +92,7 @@ counts() {
     shift
     for pre in "$B/libnoop_libs.so" "$LIB"; do
         rm -f "$W"/cg.*.out "$W/strace.txt"
+        fresh_out
         (cd "$W" && env "LD_PRELOAD=$pre" "$CACHE" PYTHONHASHSEED=0 valgrind --tool=callgrind \
             --trace-children=yes --callgrind-out-file="$W/cg.%p.out" "$@" >/dev/null 2>&1) || true
         ir+=("$(cat "$W"/cg.*.out 2>/dev/null | awk '/^summary:/ { s += $2 } END { print s + 0 }')")
@@ -92,7 +100,7 @@ counts() {
             -E "LD_PRELOAD=$pre" "$@" >/dev/null 2>&1) || true
         sc+=("$(awk '$NF == "total" { print $4 }' "$W/strace.txt" 2>/dev/null)")
     done
-    rm -f "$W"/cg.*.out "$W/strace.txt" "$W"/out/*
+    rm -f "$W"/cg.*.out "$W/strace.txt"
     count_rows+=("$(awk -v l="$label" -v a="${ir[0]}" -v b="${ir[1]}" -v c="${sc[0]:-0}" \
         -v d="${sc[1]:-0}" 'BEGIN { printf "| %s | %d | %d (+%d) | %d | %d (+%d) |", l, a, b, b - a, c, d, d - c }')")
 }
@@ -105,6 +113,23 @@ if command -v valgrind >/dev/null && command -v strace >/dev/null; then
     count_rows_text=$(printf '%s\n' "${count_rows[@]}")
 fi
 
+# ---- where the added time goes: perf samples of alternating runs, by process (where.sh) ----
+where_text="not measured (perf cannot record here)"
+if want_pkg perf linux-perf; then
+    log "where the time goes (perf)"
+    where() { # where ROUNDS COMMAND...
+        local rounds=$1
+        shift
+        fresh_out
+        echo "\$ $*"
+        (cd "$W" && env "LIBS=$B/libnoop_libs.so" "LIB=$LIB" "$CACHE" PYTHONHASHSEED=0 \
+            bash "$top/bench/process/where.sh" "$rounds" "${GOTRACE_OUT%/*}" "$@")
+    }
+    w1=$(where $((10 * ROUNDS)) /bin/true)
+    w2=$(where $((5 * ROUNDS)) "$python" -c pass)
+    [ -n "$w1$w2" ] && where_text=$(printf '```\n%s\n\n%s\n```' "$w1" "$w2")
+fi
+
 # ---- make -j2 of this repository ----
 make_rows="| \`make -j2\` | not run (BENCH_MAKE_RUNS=0) | | | |"
 if [ "$MAKE_RUNS" -gt 0 ]; then
@@ -113,13 +138,13 @@ mkdir -p "$W/tree"
 git -C "$top" archive HEAD | tar -x -C "$W/tree"
 make_once() { # make_once PRELOAD [VAR=VALUE]: prints "wall-ms cpu-s traces"
     make -C "$W/tree" clean >/dev/null 2>&1
-    rm -f "$W"/out/*
+    fresh_out
     local t0 t1 cpu
     t0=$(date +%s%N)
     cpu=$( { TIMEFORMAT='%U %S'; time env ${1:+LD_PRELOAD=$1} "$CACHE" ${2:+"$2"} \
         make -C "$W/tree" -j2 >"$W/make.log" 2>&1; } 2>&1 | awk '{ print $1 + $2 }')
     t1=$(date +%s%N)
-    echo "$(((t1 - t0) / 1000000)) $cpu $(find "$W/out" -name 't.*.trace*' | wc -l)"
+    echo "$(((t1 - t0) / 1000000)) $cpu $(find "${GOTRACE_OUT%/*}" -name 't.*.trace*' | wc -l)"
 }
 make_once "$LIB" >/dev/null # fills the cache with the compilers' frames
 declare -a mu=() mt=() ml=() cu=() ct=() cl=()
@@ -142,8 +167,9 @@ mwu=$(median "${mu[@]}") mcu=$(median "${cu[@]}")
 make_rows=$(make_row "\`make -j2\` of this repository, traced ($procs processes; median of $MAKE_RUNS)" \
     "$mwu" "$(median "${mt[@]}")" "$mcu" "$(median "${ct[@]}")"
     make_row "the same, GOTRACE_LIVE=0" "$mwu" "$(median "${ml[@]}")" "$mcu" "$(median "${cl[@]}")")
-rm -rf "$W/tree" "$W"/out/*
+rm -rf "$W/tree"
 fi
+rm -rf "$W/out"
 
 # ---- the section ----
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -165,6 +191,11 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "| command | instructions, libraries only | traced (added) | system calls, libraries only | traced (added) |"
     echo "|---|---|---|---|---|"
     echo "$count_rows_text"
+    echo
+    echo "Where the time added to a process goes (bench/process/where.sh: perf's samples of alternating"
+    echo "runs, libraries only and traced, charged to each run by its process id):"
+    echo
+    echo "$where_text"
     echo
     echo "| build | untraced wall | traced wall | untraced CPU | traced CPU |"
     echo "|---|---|---|---|---|"

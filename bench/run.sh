@@ -32,17 +32,7 @@ log() { echo "bench-tracer: $*" >&2; }
 
 # ---- optional tools ----
 declare -A why_not=()
-want_pkg() { # want_pkg CMD-OR-FILE PACKAGE...
-  local probe=$1
-  shift
-  if [ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1; then return 0; fi
-  if [ "${BENCH_NO_INSTALL:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing $*"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") \
-      >"$B/out/apt.log" 2>&1 || true
-  fi
-  [ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1
-}
+APT_LOG=$B/out/apt.log
 LTTNG_WRAPPER=/usr/lib/x86_64-linux-gnu/liblttng-ust-pthread-wrapper.so.1
 want_pkg strace strace || why_not[strace]="strace not installed and not installable"
 want_pkg ltrace ltrace || why_not[ltrace]="ltrace not installed and not installable"
