@@ -125,8 +125,8 @@ if want_pkg perf linux-perf; then
         (cd "$W" && env "LIBS=$B/libnoop_libs.so" "LIB=$LIB" "$CACHE" PYTHONHASHSEED=0 \
             bash "$top/bench/process/where.sh" "$rounds" "${GOTRACE_OUT%/*}" "$@")
     }
-    w1=$(where $((10 * ROUNDS)) /bin/true)
-    w2=$(where $((5 * ROUNDS)) "$python" -c pass)
+    w1=$(where $((10 * ROUNDS)) /bin/true) || w1=""
+    w2=$(where $((5 * ROUNDS)) "$python" -c pass) || w2=""
     [ -n "$w1$w2" ] && where_text=$(printf '```\n%s\n\n%s\n```' "$w1" "$w2")
 fi
 
