@@ -11,8 +11,9 @@
 # same three commands once more under callgrind and strace -f (when installed): the exact
 # instructions and system calls the tracer adds, which the times cannot resolve on shared CPUs.
 # /bin/true and python once more, alternating under perf (when it can record: where.sh): which
-# modules and functions, the kernel's and the tracer's, the added time goes to. Then `make -j2` of this repository (a copy of HEAD's tree under build/bench/process/),
-# untraced and traced (warm cache) in alternation, from clean each time.
+# modules and functions, the kernel's and the tracer's, the added time goes to. Then `make -j2`
+# of this repository (a copy of HEAD's tree under build/bench/process/), untraced and traced
+# (warm cache) in alternation, from clean each time.
 # Prints the tables and rewrites the "process" section of bench/RESULTS.md.
 # Invariants: builds nothing of the tracer (bench.mk does); writes only under
 # build/bench/process/ and that section; deletes no trace file until it ends (each measurement
