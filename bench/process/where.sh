@@ -39,16 +39,23 @@ perf script -i "$work/perf.data" -F pid,ip,sym,dso 2>/dev/null |
         for (i = 3; i < NF; i++) sym = sym (i > 3 ? " " : "") $i
         if (sym == "") sym = "[unknown]"
         n[v]++; by_dso[v, dso]++; dsos[dso] = 1
-        if (dso ~ /kernel/ || dso == "libgotrace.so") { by_sym[v, dso, sym]++; syms[dso SUBSEP sym] = 1 }
+        if (dso ~ /kernel/ || dso == "libgotrace.so") {
+            by_sym[v, dso, sym]++
+            syms[dso SUBSEP sym] = 1
+        }
     }
     function per_run(c) { return c / rounds / 20 } # ms: 20 samples a ms
+    function added(a, b) { return per_run(a["gotrace", b] - a["libs", b]) }
     END {
         printf "%d rounds each; ms added a run (traced minus libraries only): %+.3f\n", rounds,
             per_run(n["gotrace"] - n["libs"])
-        for (d in dsos) printf "  module %+.3f ms  %s\n", per_run(by_dso["gotrace", d] - by_dso["libs", d]), d | "sort -b -k2,2gr | head -6"
-        close("sort -b -k2,2gr | head -6")
+        top = "sort -b -k2,2gr | head -6"
+        for (d in dsos) printf "  module %+.3f ms  %s\n", added(by_dso, d), d | top
+        close(top)
+        top = "sort -b -k2,2gr | head -24"
         for (k in syms) {
             split(k, p, SUBSEP)
-            printf "  %s %+7.1f µs  %s\n", p[1] ~ /kernel/ ? "kernel" : "tracer", 1000 * per_run(by_sym["gotrace", p[1], p[2]] - by_sym["libs", p[1], p[2]]), p[2] | "sort -b -k2,2gr | head -24"
+            printf "  %s %+7.1f µs  %s\n", p[1] ~ /kernel/ ? "kernel" : "tracer",
+                1000 * added(by_sym, k), p[2] | top
         }
     }' "$work/pids" -
