@@ -16,18 +16,19 @@ rounds=$1 out=$2
 shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-perf record -q -e cpu-clock -F 20000 -o "$work/probe.data" -- true >/dev/null 2>&1 || exit 0
-cmd=$(printf '%q ' "$@")
+record() { perf record -q -e cpu-clock -F 20000 -o "$1" -- "${@:2}" >/dev/null 2>&1; } # FILE CMD...
+record "$work/probe.data" true || exit 0
+cmd=$(printf '%q ' "$@") trace=$(printf '%q' "$out/t.%p.trace")
 cat >"$work/runs.sh" <<EOF
 for ((i = 0; i < $rounds; i++)); do
     for v in libs gotrace; do
         pre=\$LIBS; [ \$v = gotrace ] && pre=\$LIB
-        GOTRACE_OUT=$out/t.%p.trace LD_PRELOAD=\$pre $cmd >/dev/null 2>&1 &
+        GOTRACE_OUT=$trace LD_PRELOAD=\$pre $cmd >/dev/null 2>&1 &
         echo "\$! \$v" >>"$work/pids"; wait
     done
 done
 EOF
-perf record -q -e cpu-clock -F 20000 -o "$work/perf.data" -- bash "$work/runs.sh" >/dev/null 2>&1
+record "$work/perf.data" bash "$work/runs.sh"
 perf script -i "$work/perf.data" -F pid,ip,sym,dso 2>/dev/null |
     awk -v rounds="$rounds" '
     FILENAME == ARGV[1] { variant[$1] = $2; next }
