@@ -6,10 +6,10 @@
 # process and its ratio to untraced (and to the do-nothing interposer); for gotrace, events
 # counted from the trace (`gotrace check`), added ns per event against untraced, trace bytes
 # per event, and extra peak RSS; then the micro-benchmarks, the floor under a condvar wait
-# (alone, and inside the ping-pongs: a minimal interposer paired with gotrace) and the cache
-# lines a wait touches (footprint.py, under valgrind). Optional tools (strace, ltrace, LTTng) are installed with
-# apt-get when missing and possible; a configuration that cannot run is skipped and the
-# table says why.
+# (alone, and inside the ping-pongs and the pipe: a minimal interposer paired with gotrace)
+# and the cache lines a wait touches (footprint.py, under valgrind). Optional tools (strace,
+# ltrace, LTTng) are installed with apt-get when missing and possible; a configuration that
+# cannot run is skipped and the table says why.
 # Invariants: builds nothing (bench.mk does); writes only under build/bench/ and the results
 # section of bench/RESULTS.md; a daemon it starts (lttng-sessiond) it stops, by pid.
 # Knobs: BENCH_RUNS (default 5), BENCH_SLOW_RUNS (default 5), BENCH_ONLY (space-separated
@@ -209,22 +209,30 @@ events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
 # What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
 # cache lines moved between the CPUs.
 floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
-# The same floor inside the ping-pongs: a minimal who-woke-whom interposer (bench/floor/
-# floor_preload.c) against gotrace, in procbench's paired rounds (alternating, rotated order).
-# insitu N [PIN...]: "floor / gotrace" ns of CPU added an event to the condvar ping-pong of N
-# round trips (8 events each), medians of the paired differences to untraced.
+# The same floor inside the ping-pongs and the pipe: a minimal interposer (bench/floor/
+# floor_preload.c: a condvar wait's or a read's and write's clock reads, state words and events,
+# nothing else) against gotrace, in procbench's paired rounds (alternating, rotated order).
+# insitu WORKLOAD N PER [PIN...]: "floor / gotrace" ns of CPU added per unit to WORKLOAD run with
+# N (PER units each: events, system calls), medians of the paired differences to untraced; then
+# "(CPU F× / G× untraced)": 1 + the same differences over the untraced CPU time (the pipe's target
+# is a ratio).
 insitu() {
-  local n=$(($1 / SCALE > 0 ? $1 / SCALE : 1))
-  shift
+  local w=$1 n=$(($2 / SCALE > 0 ? $2 / SCALE : 1)) per=$3
+  shift 3
   GOTRACE_OUT="$B/out/insitu.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
-    "floor=$B/libfloor.so" "gotrace=$LIB" -- "$B/condvar" "$n" 2>/dev/null |
-    awk -v ev=$((8 * n)) '$1 == "floor" || $1 == "gotrace" { v[$1] = $7 * 1e6 / ev }
-      END { if (!("gotrace" in v)) print "not run"
-            else printf "%.0f / %.0f", v["floor"], v["gotrace"] }'
+    "floor=$B/libfloor.so" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null |
+    awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
+      $1 == "floor" || $1 == "gotrace" { d[$1] = $7; v[$1] = $7 * 1e6 / u }
+      END { if (!("gotrace" in v) || !cpu) { print "not run"; exit }
+            printf "%.0f / %.0f", v["floor"], v["gotrace"]
+            if (w == "pipe")
+              printf " (CPU %.2f× / %.2f× untraced)", 1 + d["floor"] / cpu, 1 + d["gotrace"] / cpu }'
   rm -f "$B"/out/insitu.*
 }
-insitu_line="pinned to one CPU (condvar_1cpu) $(insitu 200000 taskset -c 0),"
-insitu_line+=" across two (condvar) $(insitu 50000)"
+insitu_line="pinned to one CPU (condvar_1cpu) $(insitu condvar 200000 8 taskset -c 0),"
+insitu_line+=" across two (condvar) $(insitu condvar 50000 8); ns of CPU added a system call of"
+insitu_line+=" the pipe (a read or a write: 3 events each), pinned to one CPU"
+insitu_line+=" $(insitu pipe 300000 2 taskset -c 0), across two $(insitu pipe 300000 2)"
 # What one wait touches, the cold lines after a context switch (bench/floor/footprint.py:
 # valgrind's lackey, exact): instructions, lines of code and lines of data, per interposer.
 footprint() {
@@ -343,7 +351,7 @@ report() {
   echo "  hand-offs between two threads, no futex): ${events_line:-not run}."
   echo "- Tracer instructions per condvar wait and per contended lock (callgrind, exact): ${insn_line}."
   echo "- The machine's floor under those figures (bench/floor: what a wait cannot avoid): ${floor_line:-not run}."
-  echo "- The same floor inside the ping-pongs (bench/floor/floor_preload.c: a minimal"
+  echo "- The same floor inside the ping-pongs and the pipe (bench/floor/floor_preload.c: a minimal"
   echo "  interposer that does only that, no stacks, no output), ns of CPU added an event,"
   echo "  minimal interposer / gotrace, medians of ${BENCH_INSITU_ROUNDS:-11} paired rounds: ${insitu_line}."
   echo "- What a condvar wait touches in the interposer (bench/floor/footprint.py, exact: the"

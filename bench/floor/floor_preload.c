@@ -1,25 +1,30 @@
-/* floor_preload.c: the least a tracer of who wakes whom must do around a condvar wait, as an
- * interposer (build/bench/libfloor.so), to measure that floor inside the ping-pong workloads
- * where bench_floor.c measures its parts alone. Per wait, what docs/cost.md ("What an event
- * pays") lists and nothing else: the waiter marks its G word Waiting, reads the clock (RDTSC),
- * writes its GoBlock and queues itself on its bucket with one CAS; the waker locks the bucket
- * (one CAS), takes the waiter, moves its G word to Runnable (one CAS), reads the clock (RDTSCP)
- * and writes a GoUnblock; the woken waiter reads the clock (RDTSCP), marks itself Running and
- * writes its GoStart and a status event. Events are varint-encoded into a per-thread ring that
- * is never written out. No stacks, no generations, no seqlock, no output.
+/* floor_preload.c: the least a tracer must do around a condvar wait, and around a system call
+ * that may block, as an interposer (build/bench/libfloor.so), to measure that floor inside the
+ * ping-pong and pipe workloads where bench_floor.c measures its parts alone. Per wait, what
+ * docs/cost.md ("What an event pays") lists and nothing else: the waiter marks its G word
+ * Waiting, reads the clock (RDTSC), writes its GoBlock and queues itself on its bucket with one
+ * CAS; the waker locks the bucket (one CAS), takes the waiter, moves its G word to Runnable (one
+ * CAS), reads the clock (RDTSCP) and writes a GoUnblock; the woken waiter reads the clock
+ * (RDTSCP), marks itself Running and writes its GoStart and a status event. Per read or write
+ * (the pipe's calls): the caller marks its G word Syscall, reads the clock (RDTSC) and writes a
+ * GoSyscallBegin; after the call it reads the clock again, marks itself Running and writes a
+ * GoSyscallEnd and a status event (docs/go-trace-format.md 6.5). Events are varint-encoded into
+ * a per-thread ring that is never written out. No stacks, no generations, no seqlock, no output.
  * Invariants: a benchmark, not a tracer: correct for waits ended by a signal or a broadcast and
- * for spurious wake-ups (a waiter not taken leaves the queue itself), nothing more; x86-64. */
+ * for spurious wake-ups (a waiter not taken leaves the queue itself), nothing more; a read or
+ * write keeps its result and errno; x86-64. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define BUCKETS 64
 #define RING (64u << 10)
 #define LOCKED ((uintptr_t)1)
 
-enum { G_RUNNING, G_WAITING, G_RUNNABLE };
+enum { G_RUNNING, G_WAITING, G_RUNNABLE, G_SYSCALL };
 
 struct rec { /* a thread's first line: its queue link and G word, as in buffers/thread.h */
     _Alignas(64) _Atomic uint64_t gword; /* seq << 2 | state */
@@ -40,6 +45,8 @@ static __thread struct rec *self;
 static int (*real_wait)(pthread_cond_t *, pthread_mutex_t *);
 static int (*real_signal)(pthread_cond_t *);
 static int (*real_broadcast)(pthread_cond_t *);
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_write)(int, const void *, size_t);
 
 __attribute__((constructor)) static void resolve(void)
 {
@@ -49,7 +56,9 @@ __attribute__((constructor)) static void resolve(void)
         (int (*)(pthread_cond_t *))dlvsym(RTLD_NEXT, "pthread_cond_signal", "GLIBC_2.3.2");
     real_broadcast =
         (int (*)(pthread_cond_t *))dlvsym(RTLD_NEXT, "pthread_cond_broadcast", "GLIBC_2.3.2");
-    if (!real_wait || !real_signal || !real_broadcast) abort();
+    real_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+    real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    if (!real_wait || !real_signal || !real_broadcast || !real_read || !real_write) abort();
 }
 
 static struct rec *me(void)
@@ -178,4 +187,44 @@ int pthread_cond_broadcast(pthread_cond_t *c)
 {
     wake(c, 1 << 30);
     return real_broadcast(c);
+}
+
+/* A system call that may block: GoSyscallBegin before it, GoSyscallEnd and the status fix-up
+ * after it, each run timed by one RDTSC (the thread's own moves: no other thread's to order). */
+static void syscall_begin(struct rec *r)
+{
+    uint64_t g = atomic_load_explicit(&r->gword, memory_order_relaxed);
+    atomic_store_explicit(&r->gword, (g & ~3ull) | G_SYSCALL, memory_order_release);
+    emit(r, 5, rdtsc(), (g >> 2) + 1, 1); /* GoSyscallBegin seq stack */
+}
+
+static void syscall_end(struct rec *r)
+{
+    uint64_t ts = rdtsc(), g = atomic_load_explicit(&r->gword, memory_order_relaxed);
+    atomic_store_explicit(&r->gword, (g & ~3ull) | G_RUNNING, memory_order_release);
+    if (r->len > RING - 32) r->len = 0;
+    uint8_t *p = r->ring + r->len;
+    *p++ = 6; /* GoSyscallEnd: no argument */
+    p = put(p, ts - r->last_ts);
+    r->last_ts = ts;
+    r->len = (uint32_t)(p - r->ring);
+    emit(r, 3, ts, r->g, 1); /* the status fix-up, with its stack */
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    struct rec *r = me();
+    if (r) syscall_begin(r);
+    ssize_t rc = real_read(fd, buf, n);
+    if (r) syscall_end(r);
+    return rc;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    struct rec *r = me();
+    if (r) syscall_begin(r);
+    ssize_t rc = real_write(fd, buf, n);
+    if (r) syscall_end(r);
+    return rc;
 }
