@@ -56,7 +56,8 @@ done
 libpython=$(ldd "$python" | awk '/libpython/ { print $3 }')
 pysize=$( [ -n "$libpython" ] && du -m "$libpython" | cut -f1 || echo 0)
 
-variants=(untraced= "noop=$B/libnoop.so" "libs=$B/libnoop_libs.so" "gotrace=$LIB+$CACHE"
+variants=(untraced= "noop=$B/libnoop.so" "libs=$B/libnoop_libs.so" "again=$B/libnoop_libs.so"
+    "gotrace=$LIB+$CACHE"
     "nolive=$LIB+$CACHE+GOTRACE_LIVE=0" "nocache=$LIB+GOTRACE_SYMCACHE=0")
 rows=()
 measure() { # measure ROUNDS LABEL COMMAND...
@@ -71,8 +72,9 @@ measure() { # measure ROUNDS LABEL COMMAND...
     rows+=("$(echo "$out" | awk -v label="$label ($rounds rounds)" '
         { wall[$1] = $2; dw[$1] = $5; cpu[$1] = $6; dc[$1] = $7 }
         function row(what, abs, d) {
-            printf "| %s, %s | %.2f | %+.2f | %+.2f | %+.2f (%+.2f) | %+.2f (%+.2f) | %+.2f (%+.2f) |\n",
-                label, what, abs["untraced"], d["noop"], d["libs"], d["gotrace"], d["gotrace"] - d["libs"],
+            printf "| %s, %s | %.2f | %+.2f | %+.2f | %+.2f | %+.2f (%+.2f) | %+.2f (%+.2f) | %+.2f (%+.2f) |\n",
+                label, what, abs["untraced"], d["noop"], d["libs"], d["again"] - d["libs"],
+                d["gotrace"], d["gotrace"] - d["libs"],
                 d["nolive"], d["nolive"] - d["libs"], d["nocache"], d["nocache"] - d["libs"]
         }
         END { row("wall", wall, dw); row("CPU", cpu, dc) }')")
@@ -179,11 +181,13 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "CPUs are shared: medians of alternating rounds, as many as each row says). ms added = the median of the paired"
     echo "differences against the untraced run of the same round, in wall time (spawn to reaped) and in CPU"
     echo "time (user + system of the process and its children); in brackets, against the preload that"
-    echo "loads the same libraries (the target: ≤ 1 ms). The build's wall time follows the machine's load"
+    echo "loads the same libraries (the target: ≤ 1 ms). The libraries' preload runs twice in each round:"
+    echo "the difference between its two runs is what the same configuration measures against itself,"
+    echo "the resolution of the other figures. The build's wall time follows the machine's load"
     echo "(other work on the shared CPUs); its CPU time (user + system of every process) is the steadier."
     echo
-    echo "| command, time | untraced ms | do-nothing interposer | + its libraries | gotrace, warm symbol cache (vs libraries) | the same, GOTRACE_LIVE=0 (vs libraries) | gotrace, no symbol cache (vs libraries) |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| command, time | untraced ms | do-nothing interposer | + its libraries | the same again, minus the first (the noise) | gotrace, warm symbol cache (vs libraries) | the same, GOTRACE_LIVE=0 (vs libraries) | gotrace, no symbol cache (vs libraries) |"
+    echo "|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
     echo "Exact counts of one run (callgrind: instructions of every process; strace -f: system calls),"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # where.sh ROUNDS OUT-DIR COMMAND...: where the time the tracer adds to a short process goes.
 # Runs COMMAND ROUNDS times under the preload of the tracer's libraries alone (libnoop_libs.so)
-# and ROUNDS times traced, in alternation, all under one `perf record -e cpu-clock` (20 kHz
-# samples, kernel included); each sample is charged to its run's variant by process id. Prints,
-# per run, the ms each module adds traced (the kernel, libgotrace.so, ...) and the kernel's and
-# the tracer's functions that add the most, in µs. Alternation cancels the machine's drift, which
-# two separate recordings do not; what is left is the sampling error (a few µs a row at 200
-# rounds) and the command's own variation (a module the tracer does not touch moves by up to
-# ±0.7 ms a run on a busy VM: read the tracer's rows, not the total).
+# and ROUNDS times traced, in alternation (which goes first swaps every round), all under one
+# `perf record -e cpu-clock` (20 kHz samples, kernel included); each sample is charged to its
+# run's variant by process id. Prints, per run, the ms each module adds traced (the kernel,
+# libgotrace.so, ...) and the kernel's and the tracer's functions that add the most, in µs.
+# Alternation cancels the machine's drift, which two separate recordings do not; what is left is
+# the sampling error (a few µs a row at 200 rounds) and the command's own variation: with the
+# same preload in both variants, python's 100 rounds a side still differed by -2.2 to +1.4 ms a
+# run, nearly all in libpython (docs/cost.md, "Where the time goes"). Read the tracer's rows, which
+# are zero without it, and the kernel's functions, not the modules' totals.
 # Invariants: trace files go to OUT-DIR (kept: see process.sh); exits 0 without output when
 # perf cannot record (not installed, or not allowed).
 # Environment: LIBS, LIB (the two preloads), GOTRACE_SYMCACHE and others pass through.
@@ -21,7 +23,8 @@ record "$work/probe.data" true || exit 0
 cmd=$(printf '%q ' "$@") trace=$(printf '%q' "$out/t.%p.trace")
 cat >"$work/runs.sh" <<EOF
 for ((i = 0; i < $rounds; i++)); do
-    for v in libs gotrace; do
+    order="libs gotrace"; ((i % 2)) && order="gotrace libs"
+    for v in \$order; do
         pre=\$LIBS; [ \$v = gotrace ] && pre=\$LIB
         GOTRACE_OUT=$trace LD_PRELOAD=\$pre $cmd >/dev/null 2>&1 &
         echo "\$! \$v" >>"$work/pids"; wait
