@@ -96,14 +96,14 @@ static uint8_t *put(uint8_t *p, uint64_t v)
     return p;
 }
 
-/* One event of type with two arguments, timed ts, into r's ring (wrapping, never read). */
-static void emit(struct rec *r, uint8_t type, uint64_t ts, uint64_t a, uint64_t b)
+/* One event of type with n (0 or 2) arguments, timed ts, into r's ring (wrapping, never read). */
+static void emit(struct rec *r, uint8_t type, uint64_t ts, int n, uint64_t a, uint64_t b)
 {
     if (r->len > RING - 32) r->len = 0;
     uint8_t *p = r->ring + r->len;
     *p++ = type;
     p = put(p, ts - r->last_ts);
-    p = put(put(p, a), b);
+    if (n) p = put(put(p, a), b);
     r->last_ts = ts;
     r->len = (uint32_t)(p - r->ring);
 }
@@ -141,7 +141,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     struct bucket *b = bucket_of(c);
     uint64_t g = atomic_load_explicit(&r->gword, memory_order_relaxed);
     atomic_store_explicit(&r->gword, (g & ~3ull) | G_WAITING, memory_order_release);
-    emit(r, 1, rdtsc(), 7, 1); /* GoBlock reason stack */
+    emit(r, 1, rdtsc(), 2, 7, 1); /* GoBlock reason stack */
     atomic_store_explicit(&r->queued, 1, memory_order_relaxed);
     uintptr_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
     do
@@ -152,8 +152,8 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     if (atomic_load_explicit(&r->queued, memory_order_acquire)) leave(b, r);
     g = atomic_load_explicit(&r->gword, memory_order_acquire);
     atomic_store_explicit(&r->gword, (g & ~3ull) | G_RUNNING, memory_order_relaxed);
-    emit(r, 2, ts, r->g, g >> 2); /* GoStart g seq */
-    emit(r, 3, ts, r->g, 2);      /* the status fix-up */
+    emit(r, 2, ts, 2, r->g, g >> 2); /* GoStart g seq */
+    emit(r, 3, ts, 2, r->g, 2);      /* the status fix-up */
     return rc;
 }
 
@@ -172,7 +172,7 @@ static void wake(pthread_cond_t *c, int n)
         do
             to = ((g >> 2) + 1) << 2 | G_RUNNABLE;
         while ((g & 3) == G_WAITING && !atomic_compare_exchange_weak(&t->gword, &g, to));
-        emit(r, 4, rdtscp(), t->g, to >> 2); /* GoUnblock g seq */
+        emit(r, 4, rdtscp(), 2, t->g, to >> 2); /* GoUnblock g seq */
     }
     atomic_store(&b->word, (uintptr_t)head);
 }
@@ -195,20 +195,15 @@ static void syscall_begin(struct rec *r)
 {
     uint64_t g = atomic_load_explicit(&r->gword, memory_order_relaxed);
     atomic_store_explicit(&r->gword, (g & ~3ull) | G_SYSCALL, memory_order_release);
-    emit(r, 5, rdtsc(), (g >> 2) + 1, 1); /* GoSyscallBegin seq stack */
+    emit(r, 5, rdtsc(), 2, (g >> 2) + 1, 1); /* GoSyscallBegin seq stack */
 }
 
 static void syscall_end(struct rec *r)
 {
     uint64_t ts = rdtsc(), g = atomic_load_explicit(&r->gword, memory_order_relaxed);
     atomic_store_explicit(&r->gword, (g & ~3ull) | G_RUNNING, memory_order_release);
-    if (r->len > RING - 32) r->len = 0;
-    uint8_t *p = r->ring + r->len;
-    *p++ = 6; /* GoSyscallEnd: no argument */
-    p = put(p, ts - r->last_ts);
-    r->last_ts = ts;
-    r->len = (uint32_t)(p - r->ring);
-    emit(r, 3, ts, r->g, 1); /* the status fix-up, with its stack */
+    emit(r, 6, ts, 0, 0, 0);    /* GoSyscallEnd */
+    emit(r, 3, ts, 2, r->g, 1); /* the status fix-up, with its stack */
 }
 
 ssize_t read(int fd, void *buf, size_t n)
