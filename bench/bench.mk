@@ -1,7 +1,8 @@
 # bench/bench.mk: the tracer benchmark suite (bench-tracer): workloads (bench/workloads/*.c),
 # the do-nothing interposer (bench/noop_preload.c, exporting exactly what libgotrace.so
 # exports), the stack-capture micro-benchmark (bench/stack/) and the floor under a traced wait
-# (bench/floor/: its parts alone, and a minimal interposer doing only them), all built into
+# or system call (bench/floor/: its parts alone, and a minimal interposer doing only them), all
+# built into
 # build/bench/; bench/run.sh runs them (and bench/floor/footprint.py) and rewrites the results
 # section of bench/RESULTS.md; bench/process.sh (bench-process) measures what a short process
 # and a build pay.
@@ -39,8 +40,8 @@ $(BENCH_DIR)/bench_floor: bench/floor/bench_floor.c | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lpthread
 
-# The least a tracer of who wakes whom does around a condvar wait, as an interposer: the floor
-# of the ping-pongs, measured inside them (bench/run.sh).
+# The least a tracer does around a condvar wait and around a read or write, as an interposer:
+# the floor of the ping-pongs and of the pipe, measured inside them (bench/run.sh).
 $(BENCH_DIR)/libfloor.so: bench/floor/floor_preload.c | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@ -ldl
