@@ -2,10 +2,9 @@
 # the do-nothing interposer (bench/noop_preload.c, exporting exactly what libgotrace.so
 # exports), the stack-capture micro-benchmark (bench/stack/) and the floor under a traced wait
 # or system call (bench/floor/: its parts alone, and a minimal interposer doing only them), all
-# built into
-# build/bench/; bench/run.sh runs them (and bench/floor/footprint.py) and rewrites the results
-# section of bench/RESULTS.md; bench/process.sh (bench-process) measures what a short process
-# and a build pay.
+# built into build/bench/; bench/run.sh runs them (and bench/floor/footprint.py) and rewrites the
+# results section of bench/RESULTS.md; bench/process.sh (bench-process) measures what a short
+# process and a build pay.
 # Invariant: building the suite never runs it; only `make bench`/`make bench-tracer` do.
 BENCH_DIR       := $(BUILD)/bench
 BENCH_WORKLOADS := $(patsubst bench/workloads/%.c,$(BENCH_DIR)/%,$(wildcard bench/workloads/*.c))
