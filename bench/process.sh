@@ -94,7 +94,6 @@ counts() {
     local label=$1 pre ir=() sc=()
     shift
     for pre in "$B/libnoop_libs.so" "$LIB"; do
-        rm -f "$W"/cg.*.out "$W/strace.txt"
         fresh_out
         (cd "$W" && env "LD_PRELOAD=$pre" "$CACHE" PYTHONHASHSEED=0 valgrind --tool=callgrind \
             --trace-children=yes --callgrind-out-file="$W/cg.%p.out" "$@" >/dev/null 2>&1) || true
@@ -102,8 +101,8 @@ counts() {
         (cd "$W" && env "$CACHE" PYTHONHASHSEED=0 strace -f -c -o "$W/strace.txt" \
             -E "LD_PRELOAD=$pre" "$@" >/dev/null 2>&1) || true
         sc+=("$(awk '$NF == "total" { print $4 }' "$W/strace.txt" 2>/dev/null)")
+        rm -f "$W"/cg.*.out "$W/strace.txt"
     done
-    rm -f "$W"/cg.*.out "$W/strace.txt"
     count_rows+=("$(awk -v l="$label" -v a="${ir[0]}" -v b="${ir[1]}" -v c="${sc[0]:-0}" \
         -v d="${sc[1]:-0}" 'BEGIN { printf "| %s | %d | %d (+%d) | %d | %d (+%d) |", l, a, b, b - a, c, d, d - c }')")
 }

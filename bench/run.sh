@@ -222,9 +222,9 @@ insitu() {
   GOTRACE_OUT="$B/out/insitu.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
     "floor=$B/libfloor.so" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null |
     awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
-      $1 == "floor" || $1 == "gotrace" { d[$1] = $7; v[$1] = $7 * 1e6 / u }
-      END { if (!("gotrace" in v) || !cpu) { print "not run"; exit }
-            printf "%.0f / %.0f", v["floor"], v["gotrace"]
+      $1 == "floor" || $1 == "gotrace" { d[$1] = $7 }
+      END { if (!("gotrace" in d) || !cpu) { print "not run"; exit }
+            printf "%.0f / %.0f", d["floor"] * 1e6 / u, d["gotrace"] * 1e6 / u
             if (w == "pipe")
               printf " (CPU %.2f× / %.2f× untraced)", 1 + d["floor"] / cpu, 1 + d["gotrace"] / cpu }'
   rm -f "$B"/out/insitu.*
