@@ -26,13 +26,13 @@ $(BENCH_DIR)/libnoop.so: bench/noop_preload.c $(BENCH_DIR)/noop_syms.h
 $(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
-	    $(PRELOAD_LIBS)
+	    $(PRELOAD_LIBS) $(UNWIND_LIBS)
 
 # The blocking-path micro-benchmark (the tracer API as the condvar hooks call it, spin hand-offs).
 $(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.a
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
-	    $(PRELOAD_LIBS)
+	    $(PRELOAD_LIBS) $(UNWIND_LIBS)
 
 # What the machine charges for a clock read, a locked CAS and a cache line moved between CPUs.
 $(BENCH_DIR)/bench_floor: bench/floor/bench_floor.c | $(BUILD)

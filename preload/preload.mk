@@ -28,8 +28,9 @@ PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-mode
                   $(UNWIND_CFLAGS) $(DW_CFLAGS) $(if $(DEBUG),-DGT_DEBUG_ASSERT=1)
 # libiberty (libiberty-dev): the demanglers, linked statically and kept hidden (stack/demangle.c).
 # libdw and libelf are not linked: stack/dwlazy.c dlopens libdw at the first pc the symbol cache
-# does not know (only their headers are needed to build).
-PRELOAD_LIBS  := $(UNWIND_LIBS) -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
+# does not know; nor is libunwind: stack/stack.c dlopens it for the first stack the fast walker
+# cannot walk (only their headers are needed to build).
+PRELOAD_LIBS  := -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) common/go_wire.h | $(BUILD)
 	@mkdir -p $(@D)

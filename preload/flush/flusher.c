@@ -12,6 +12,7 @@
 #include "output.h"
 #include "plainlock.h"
 #include "real.h"
+#include "stack.h"
 #include "symbolize.h"
 #include "thread.h"
 
@@ -140,6 +141,16 @@ static int round_work(uint32_t asked, uint64_t next)
     return kicked || gen_full_due() || serve || atomic_load(&F.dumps) || gt_now_ns() >= next;
 }
 
+/* A capture asked for libunwind (stack.h): loaded here, under the output lock, so that no fork
+ * happens while the loader's lock is held. */
+static void load_unwinder(void)
+{
+    if (!stack_unwinder_wanted()) return;
+    output_lock();
+    stack_unwinder_load();
+    output_unlock();
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -165,6 +176,7 @@ static void *flusher_main(void *arg)
             exit(0);
         }
         if (hang_round()) gen_kick(); /* a deadlock was reported: write it now */
+        load_unwinder();
         int work = round_work(asked, next);
         if (!work) continue;
         switch_locked(work == 2);

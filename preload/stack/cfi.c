@@ -3,7 +3,8 @@
  * 4-byte entries relative to the header), then the FDE and its CIE, and runs the CIE's and
  * the FDE's call-frame instructions up to the address. Only RSP, RBP and the return address
  * are tracked; rules for other registers are parsed and ignored. Any opcode, encoding or
- * layout not understood gives CFI_COMPLEX, never a guess. */
+ * layout not understood gives CFI_COMPLEX, never a guess; an address no FDE covers gives
+ * CFI_NO_INFO. */
 #include "cfi.h"
 
 #include <dlfcn.h>
@@ -353,7 +354,7 @@ static int run(struct reader *r, const struct cie *c, uintptr_t *loc, uintptr_t 
 static struct cfi_rule rule_of(const struct state *s, const struct cie *c)
 {
     const struct cfi_rule complex = {.kind = CFI_COMPLEX};
-    if (c->signal) return complex;
+    if (c->signal) return (struct cfi_rule){.kind = CFI_SIGNAL};
     if (s->ra.how == UNDEF) return (struct cfi_rule){.kind = CFI_OUTERMOST};
     if (s->cfa_expr || (s->cfa_reg != REG_RSP && s->cfa_reg != REG_RBP)) return complex;
     if (s->cfa_off < 8 || s->cfa_off >= (int64_t)CFI_MAX_CFA_OFF) return complex;
@@ -386,7 +387,8 @@ struct cfi_rule cfi_rule_from_fde(const unsigned char *fde, uintptr_t pc)
     uintptr_t begin = rd_encoded(&r, c.fde_enc);
     uintptr_t range = rd_encoded(&r, c.fde_enc & PE_FORMAT);
     if (c.has_aug_data) skip(&r, rd_uleb(&r));
-    if (r.bad || pc < begin || pc - begin >= range) return complex;
+    if (r.bad) return complex;
+    if (pc < begin || pc - begin >= range) return (struct cfi_rule){.kind = CFI_NO_INFO};
 
     struct state s = {.cfa_reg = REG_RSP};
     uintptr_t loc = begin;
@@ -400,18 +402,19 @@ struct cfi_rule cfi_rule_from_fde(const unsigned char *fde, uintptr_t pc)
 
 struct cfi_rule cfi_rule_for(uintptr_t pc)
 {
-    const struct cfi_rule complex = {.kind = CFI_COMPLEX};
+    const struct cfi_rule complex = {.kind = CFI_COMPLEX}, none = {.kind = CFI_NO_INFO};
     struct dl_find_object fo;
-    if (_dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame) return complex;
+    if (_dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame) return none;
     const unsigned char *hdr = fo.dlfo_eh_frame;
     if (hdr[0] != 1 || hdr[3] != PE_HDR_TABLE || hdr[2] == PE_OMIT) return complex;
     struct reader r = {hdr + 4, hdr + 4 + 16, 0}; /* two encoded words, at most 8 bytes each */
     (void)rd_encoded(&r, hdr[1]);
     uint64_t count = rd_encoded(&r, hdr[2]);
-    if (r.bad || count == 0) return complex;
+    if (r.bad) return complex;
+    if (count == 0) return none;
     const int32_t *table = (const int32_t *)(const void *)r.p; /* {initial loc, fde} pairs */
     intptr_t rel = (intptr_t)(pc - (uintptr_t)hdr);
-    if (rel < table[0]) return complex;
+    if (rel < table[0]) return none;
     uint64_t lo = 0, hi = count; /* the last entry with initial loc <= pc is in [lo, hi) */
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;

@@ -2,8 +2,10 @@
  * information (.eh_frame, found through .eh_frame_hdr). x86_64 only.
  * A rule says how to find the caller's frame from this one: the canonical frame address (CFA)
  * is RSP or RBP plus an offset, the return address is stored at CFA - 8, and RBP is either
- * unchanged or saved at CFA - 8 * bp_slot. Anything else (CFA from another register or an
- * expression, a signal frame, no CFI) is CFI_COMPLEX: the general unwinder must handle it.
+ * unchanged or saved at CFA - 8 * bp_slot. A signal frame (the kernel's return trampoline, whose
+ * CIE says 'S') is CFI_SIGNAL and code that no FDE covers CFI_NO_INFO: the walker has its own
+ * steps for both (walk.c). Anything else (a CFA from another register or an expression) is
+ * CFI_COMPLEX: the general unwinder must handle it.
  * Invariants: cfi_rule_for only reads the loaded objects' mapped, read-only unwind tables (found
  * with _dl_find_object, which is lock-free and async-signal-safe); it never allocates, locks or
  * writes, so it may run in a signal handler or while another thread loads a library. */
@@ -18,6 +20,8 @@ enum cfi_kind {
     CFI_CFA_BP,    /* CFA = RBP + cfa_off */
     CFI_OUTERMOST, /* the return address is undefined: the first frame of a thread */
     CFI_COMPLEX,   /* not expressible here */
+    CFI_SIGNAL,    /* a signal frame: the caller's registers are in the frame's ucontext */
+    CFI_NO_INFO,   /* no FDE covers the address (code without CFI, or not in a loaded object) */
 };
 
 struct cfi_rule {

@@ -1,5 +1,6 @@
 /* stack.c: stack capture with the fast CFI walker (walk.h), falling back to libunwind's
- * unw_step for stacks it cannot walk, and the process-wide stack table (an intern set
+ * unw_step for stacks it cannot walk (libunwind loaded on first need), and the process-wide
+ * stack table (an intern set
  * keyed by the pc array). See stack.h for the
  * invariants. Frame selection: leading frames whose return address lies in section gotrace_api
  * (stack_capture itself and the tracer API) are dropped; the stack ends before the first frame
@@ -13,6 +14,7 @@
 #include "intern.h"
 #include "walk.h"
 
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -61,43 +63,64 @@ int stack_init(int max_depth, int enabled)
     return 0;
 }
 
-/* libunwind's caching policy, set before its first walk rather than at start-up: setting it
- * initialises libunwind (11 pages touched), which most processes never need. Per-thread caches:
- * no libunwind lock (its locks are pthread mutexes, which we hook). The policy governs
- * libunwind's DWARF register-state cache, not the trace cache of unw_backtrace, which is not
- * used (general_backtrace). 0 while another thread, or the thread a signal handler interrupted,
- * is setting it: that walk is skipped (libunwind must not change policy under a walk, whose
- * lock would then be left held and its signals blocked). A child forked meanwhile never walks
- * with libunwind: the lock it was initialising under may be held by a thread that is gone. */
-static int unw_ready(void)
+/* libunwind, loaded when a capture first needs it (stack.h) rather than with the tracer: the
+ * fast walker takes nearly every stack, and mapping libunwind and liblzma cost every process
+ * about 0.1 ms. Its caching policy is set as it is loaded: per-thread caches, no libunwind lock
+ * (its locks are pthread mutexes, which we hook). The policy governs libunwind's DWARF
+ * register-state cache, not the trace cache of unw_backtrace, which is not used
+ * (general_backtrace). */
+static struct {
+    __typeof__(unw_tdep_getcontext) *getcontext;
+    __typeof__(unw_init_local) *init_local;
+    __typeof__(unw_get_reg) *get_reg;
+    __typeof__(unw_step) *step;
+} unw;
+enum { UNW_UNWANTED, UNW_WANTED, UNW_LOADED, UNW_FAILED };
+static _Atomic int unw_state; /* written by captures (wanted) and the loader (the rest) */
+
+int stack_unwinder_wanted(void)
 {
-    static atomic_int state; /* 0 unset, 1 being set, 2 set */
-    int s = atomic_load_explicit(&state, memory_order_acquire);
-    if (s == 2) return 1;
-    if (s != 0 || !atomic_compare_exchange_strong(&state, &s, 1)) return 0;
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    atomic_store_explicit(&state, 2, memory_order_release);
-    return 1;
+    return atomic_load_explicit(&unw_state, memory_order_relaxed) == UNW_WANTED;
+}
+
+void stack_unwinder_load(void)
+{
+    if (!stack_unwinder_wanted()) return;
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    void *policy = h ? dlsym(h, "_ULx86_64_set_caching_policy") : NULL;
+    unw_addr_space_t *local = h ? dlsym(h, "_ULx86_64_local_addr_space") : NULL;
+    unw.getcontext = h ? dlsym(h, "_Ux86_64_getcontext") : NULL;
+    unw.init_local = h ? dlsym(h, "_ULx86_64_init_local") : NULL;
+    unw.get_reg = h ? dlsym(h, "_ULx86_64_get_reg") : NULL;
+    unw.step = h ? dlsym(h, "_ULx86_64_step") : NULL;
+    int ok = policy && local && unw.getcontext && unw.init_local && unw.get_reg && unw.step;
+    if (ok) ((__typeof__(unw_set_caching_policy) *)policy)(*local, UNW_CACHE_PER_THREAD);
+    atomic_store_explicit(&unw_state, ok ? UNW_LOADED : UNW_FAILED, memory_order_release);
 }
 
 /* libunwind's walk, for stacks with a frame the fast walker cannot model: step by step, not
  * unw_backtrace, whose per-thread trace cache would take one of the program's pthread keys
  * (and 256 KiB a thread). Its first pc is in this function (section gotrace_api: dropped like
- * the tracer's other frames). */
+ * the tracer's other frames). -1 while libunwind is not loaded: the capture asks for it. */
 GOTRACE_API_FN static int general_backtrace(uintptr_t *pcs, int max)
 {
     unw_context_t uc;
     unw_cursor_t cur;
-    int n = 0, cancel;
-    if (!unw_ready()) return 0;
+    int n = 0, cancel, state = atomic_load_explicit(&unw_state, memory_order_acquire);
+    if (state != UNW_LOADED) {
+        if (state == UNW_UNWANTED)
+            atomic_compare_exchange_strong_explicit(&unw_state, &state, UNW_WANTED,
+                                                    memory_order_relaxed, memory_order_relaxed);
+        return -1;
+    }
     /* Not cancelled in here (libunwind may write() to its validation pipe, a cancellation
      * point): the event being written would vanish from the trace. */
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0) {
+    if (unw.getcontext(&uc) == 0 && unw.init_local(&cur, &uc) == 0) {
         unw_word_t ip;
-        while (n < max && unw_get_reg(&cur, UNW_REG_IP, &ip) == 0) {
+        while (n < max && unw.get_reg(&cur, UNW_REG_IP, &ip) == 0) {
             pcs[n++] = (uintptr_t)ip;
-            if (unw_step(&cur) <= 0) break;
+            if (unw.step(&cur) <= 0) break;
         }
     }
     pthread_setcancelstate(cancel, NULL);
@@ -205,7 +228,10 @@ capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
                              (uintptr_t)__stop_gotrace_api};
     int n = walk_here(pcs, lim, memo ? &memo->scratch : NULL);
     int fast = n >= 0;
-    if (!fast) n = general_backtrace(pcs, depth + SLACK);
+    if (!fast) {
+        int general = general_backtrace(pcs, depth + SLACK);
+        n = general >= 0 ? general : walk_partial(n); /* the frames above the one it missed */
+    }
     int first = 0;
     while (first < n && in_section(pcs[first], __start_gotrace_api, __stop_gotrace_api))
         first++;
@@ -321,9 +347,10 @@ GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
     if (!capture || on_altstack((uintptr_t)__builtin_frame_address(0))) return 0;
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
     pcs[0] = at->pc + 1; /* an exact pc: made to look like a return address */
-    int n = walk_stack(*at, pcs + 1, depth - 1);
+    int n = walk_stack(*at, pcs + 1, depth - 1), walked = walk_partial(n);
     if (n >= 0) return stack_from_pcs(pcs, last_used(pcs, 0, n + 1));
     n = general_backtrace(pcs, depth + SLACK); /* the handler's frames, the signal frame, pc... */
+    if (n < 0) return stack_from_pcs(pcs, last_used(pcs, 0, walked + 1));
     int first = 0;
     while (first < n && pcs[first] != at->pc)
         first++;

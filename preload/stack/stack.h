@@ -4,9 +4,9 @@
  * function, e.g. pthread_mutex_lock, is the leaf) and stop before the tracer's trampolines, so
  * the outermost frame is `main` or the thread's start routine.
  * Invariants: stack_capture and stack_mark are lock-free and malloc-free (the fast walker's
- * cache misses use the lock-free _dl_find_object; libunwind, the fallback, is used with its
- * caches primed at init); stack_foreach_marked runs on the flusher
- * only, for a generation no thread writes any more. */
+ * cache misses use the lock-free _dl_find_object; libunwind, the fallback, is loaded by the
+ * flusher, never by a capture, and used with per-thread caches); stack_foreach_marked runs on
+ * the flusher only, for a generation no thread writes any more. */
 #ifndef GOTRACE_STACK_H
 #define GOTRACE_STACK_H
 #include <pthread.h>
@@ -16,12 +16,20 @@
 #include "walk.h"
 
 /* 0 on success, -1 if memory is unavailable. Call it before any thread captures: it sets up the
- * fast walker's rule cache (walk.h), sets libunwind's caching policy to per-thread
- * (libunwind's global cache locks a pthread mutex, which would re-enter our hooks). Later calls
- * keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and enabled.
- * The libunwind fallback (a stack the fast walker cannot walk) steps frame by frame: it takes no
- * pthread key of the program's (unw_backtrace's trace cache would). */
+ * fast walker's rule cache (walk.h). Later calls keep the table and only change max_depth
+ * (clamped to 1..GO_MAX_STACK_FRAMES) and enabled. */
 int stack_init(int max_depth, int enabled);
+/* The fallback: libunwind, for a stack with a frame the fast walker cannot model (a CFA from an
+ * expression; code without CFI that keeps no frame pointer). A capture never loads it (a dlopen
+ * there could wait for a thread that waits for the capturing one, or run in a signal handler
+ * that interrupted malloc): the first capture that needs it asks for it and keeps the frames
+ * above the one the walker missed, and the flusher loads it when it sees the request
+ * (stack_unwinder_load, under the output lock, so that no fork happens meanwhile), with
+ * per-thread caches (libunwind's global cache locks a pthread mutex, which would re-enter our
+ * hooks). It steps frame by frame: it takes no pthread key of the program's (unw_backtrace's
+ * trace cache would). */
+int stack_unwinder_wanted(void);
+void stack_unwinder_load(void);
 /* A thread's memo of the stacks it captured last, so that a capture of a stack seen lately
  * returns its id without walking or interning: each way is the walk's chain of checks (walk.h),
  * rebased on stack_capture's own CFA, whose first check (the return address into the caller of
@@ -78,8 +86,8 @@ void stack_memo_clear(struct stack_memo *memo);
 uint64_t stack_capture(struct stack_memo *memo);
 /* The calling thread's alternate signal stack, as the program sets it (sigaltstack): a capture
  * made on it (in a handler of the program's, or the CPU profiler's interrupting one) is 0. Its
- * room is the program's to size (8 KiB for Rust's), a walk through the signal frame takes
- * libunwind's fallback, which needs more, and a memo's checks could read past its top. Set
+ * room is the program's to size (8 KiB for Rust's), libunwind's fallback needs more, and a memo's
+ * checks could read past its top. Set
  * inline, in the caller's code: a sanitizer's runtime sets its own before its instrumentation
  * may run. */
 extern __thread struct stack_alt {

@@ -15,6 +15,9 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ucontext.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #define FIRST_LOG 8 /* 4 KiB: one page */
 #define LAST_LOG 15
@@ -109,6 +112,7 @@ static struct cfi_rule rule_at(struct level_view v, uintptr_t pc)
         }
         if (key != 0) continue;
         struct cfi_rule r = cfi_rule_for(pc);
+        if (r.kind == CFI_NO_INFO) return r; /* not kept: code may be mapped there later */
         if (atomic_compare_exchange_strong_explicit(&s->key, &key, pc, memory_order_relaxed,
                                                     memory_order_relaxed))
             atomic_store_explicit(&s->val, pack(pc, r), memory_order_relaxed);
@@ -129,8 +133,43 @@ static void record(struct walk_chain *rec, int frame, intptr_t off, uintptr_t wa
     rec->c[rec->n++] = (struct walk_check){off, want};
 }
 
+/* The kernel's return trampoline of a signal handler: mov $__NR_rt_sigreturn, %rax; syscall. */
+static const unsigned char sigreturn_code[] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+
+/* The frame of a signal: the handler returned to ra, the trampoline, and the CFA of the
+ * handler's frame, r->sp, is the ucontext the kernel saved there. The interrupted registers
+ * from it; 0 unless ra is that trampoline and they lie above it. */
+static int signal_step(struct walk_regs *r, uintptr_t ra)
+{
+    if (memcmp((const void *)ra, sigreturn_code, sizeof sigreturn_code) != 0) return 0;
+    const greg_t *g = ((const ucontext_t *)r->sp)->uc_mcontext.gregs;
+    struct walk_regs to = {(uintptr_t)g[REG_RIP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]};
+    if (to.sp <= r->sp || to.sp - r->sp > MAX_FRAME_SPAN || to.pc == 0) return 0;
+    *r = to;
+    return 1;
+}
+
+/* A frame without CFI, as libunwind takes one: a frame-pointer frame (push %rbp; mov %rsp,
+ * %rbp), its return address at RBP + 8 and its caller's RBP at RBP. RBP may be anything in code
+ * that does not keep one, so the two slots are read through the kernel (process_vm_readv), which
+ * refuses an address that is not readable; 0 if it did, or the frame is not above the last. */
+static int frame_pointer_step(struct walk_regs *r, uintptr_t *ra)
+{
+    uintptr_t slots[2];
+    struct iovec local = {slots, sizeof slots}, remote = {(void *)r->bp, sizeof slots};
+    if (r->bp & 7 || r->bp < r->sp || r->bp - r->sp > MAX_FRAME_SPAN ||
+        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof slots)
+        return 0;
+    r->sp = r->bp + 16;
+    r->bp = slots[0];
+    *ra = slots[1];
+    return 1;
+}
+
 /* The walk; base is the reference for recorded offsets (rec may be NULL). Reads the frames'
- * own stack slots, which a sanitizer may consider out of bounds. */
+ * own stack slots, which a sanitizer may consider out of bounds. A walk through a signal frame
+ * or a frame without CFI is not recorded (rec->n = -1): its reads are not all checks of slots
+ * (walk.h). */
 __attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uintptr_t *pcs,
                                                         struct walk_limit lim, uintptr_t base,
                                                         struct walk_chain *rec)
@@ -143,23 +182,32 @@ __attribute__((no_sanitize("address"))) static int walk(struct walk_regs r, uint
     if (rec) rec->n = 0;
     while (n < lim.max) {
         struct cfi_rule rule = rule_at(v, at);
+        uintptr_t ra = 0;
         if (rule.kind == CFI_OUTERMOST) break;
-        if (rule.kind != CFI_CFA_SP && rule.kind != CFI_CFA_BP) return -1;
-        if (rule.kind == CFI_CFA_BP && !bp_recorded) {
-            record(rec, n, bp_from == WALK_BP_REG ? bp_from : bp_from | 1, r.bp - base);
-            bp_recorded = 1;
+        if (rule.kind == CFI_CFA_SP || rule.kind == CFI_CFA_BP) {
+            if (rule.kind == CFI_CFA_BP && !bp_recorded) {
+                record(rec, n, bp_from == WALK_BP_REG ? bp_from : bp_from | 1, r.bp - base);
+                bp_recorded = 1;
+            }
+            uintptr_t cfa = (rule.kind == CFI_CFA_SP ? r.sp : r.bp) + rule.cfa_off;
+            if (cfa < r.sp + 8 || cfa - r.sp > MAX_FRAME_SPAN) return -1 - n;
+            ra = *(const uintptr_t *)(cfa - 8);
+            if (rule.bp_slot) {
+                uintptr_t slot = cfa - 8 * (uintptr_t)rule.bp_slot;
+                r.bp = *(const uintptr_t *)slot;
+                bp_from = (intptr_t)(slot - base);
+                bp_recorded = 0;
+            }
+            r.sp = cfa;
+            if (n > 0) record(rec, n, (intptr_t)(cfa - 8 - base), ra); /* (see walk_here) */
+        } else if (rule.kind == CFI_SIGNAL && signal_step(&r, at + 1)) {
+            ra = r.pc + 1; /* an exact pc, made to look like a return address */
+            if (rec) rec->n = -1;
+        } else if (rule.kind == CFI_NO_INFO && frame_pointer_step(&r, &ra)) {
+            if (rec) rec->n = -1;
+        } else {
+            return -1 - n;
         }
-        uintptr_t cfa = (rule.kind == CFI_CFA_SP ? r.sp : r.bp) + rule.cfa_off;
-        if (cfa < r.sp + 8 || cfa - r.sp > MAX_FRAME_SPAN) return -1;
-        uintptr_t ra = *(const uintptr_t *)(cfa - 8);
-        if (rule.bp_slot) {
-            uintptr_t slot = cfa - 8 * (uintptr_t)rule.bp_slot;
-            r.bp = *(const uintptr_t *)slot;
-            bp_from = (intptr_t)(slot - base);
-            bp_recorded = 0;
-        }
-        r.sp = cfa;
-        if (n > 0) record(rec, n, (intptr_t)(cfa - 8 - base), ra); /* (see walk_here) */
         if (ra == 0) break;
         pcs[n++] = ra;
         at = ra - 1; /* the call instruction */

@@ -1,10 +1,13 @@
 /* walk.h: the fast stack walker: follows the return-address chain with the unwind rule of
  * each frame (cfi.h), kept in a process-wide cache keyed by code address. x86_64.
  * Invariants: a walk never allocates, locks or makes a system call once every rule it needs is
- * cached (a miss reads the unwind tables, see cfi.h); it is async-signal-safe; it reads only
- * stack slots that the frames' CFI names. A walk that meets a frame it cannot model (a signal
- * frame, a CFA from an expression, code without CFI) gives up with -1 and the caller falls
- * back to the general unwinder (libunwind). The cache is forgotten when a library is unloaded
+ * cached (a miss reads the unwind tables, see cfi.h), except at a frame without CFI; it is
+ * async-signal-safe; it reads only stack slots that the frames' CFI names, the ucontext of a
+ * signal frame (the CFI of the kernel's return trampoline names those slots too) and, at a
+ * frame without CFI, the frame-pointer slots the kernel found readable. A walk that meets a
+ * frame it cannot model (a CFA from an expression, code without CFI that keeps no frame
+ * pointer) stops there with -1 - n, n frames walked, and the caller may fall back to the
+ * general unwinder (libunwind). The cache is forgotten when a library is unloaded
  * (walk_forget), since another may later be mapped at its addresses. */
 #ifndef GOTRACE_WALK_H
 #define GOTRACE_WALK_H
@@ -37,7 +40,8 @@ struct walk_chain {
  * tables (correct, slower). Idempotent. */
 int walk_init(void);
 /* The return addresses of the frames enclosing regs, innermost first, at most max; regs.pc
- * itself is not stored. The count, or -1 if a frame needs the general unwinder. */
+ * itself is not stored; the frame of a signal gives the exact pc it interrupted plus one. The
+ * count, or -1 - n if the frame after the first n needs the general unwinder (walk_partial). */
 int walk_stack(struct walk_regs regs, uintptr_t *pcs, int max);
 /* How far walk_here goes: at most max frames, and at most keep after its leading frames, those
  * whose return address minus one lies in [lead_lo, lead_hi) (the walking code's own, which its
@@ -48,8 +52,14 @@ struct walk_limit {
 };
 /* Same as walk_stack, from inside this function: pcs[0] is the return address into
  * walk_here's caller. If rec, records the walk into it (rec->n = -1 if it does not fit), with
- * offsets from walk_here's CFA and without the check of pcs[0]. */
+ * offsets from walk_here's CFA and without the check of pcs[0]; a walk through a signal frame
+ * or a frame without CFI is not recorded (rec->n = -1). */
 int walk_here(uintptr_t *pcs, struct walk_limit lim, struct walk_chain *rec);
+/* The frames a walk that returned r got before it stopped: all of them if r >= 0. */
+static inline int walk_partial(int r)
+{
+    return r >= 0 ? r : -1 - r;
+}
 /* Drops every cached rule (after a library is unloaded). */
 void walk_forget(void);
 #endif

@@ -182,12 +182,12 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         sig_walk.slow[sig_walk.nslow++] = (uintptr_t)slow[i];
 }
 
-__attribute__((noinline)) static void raise_deep(int n)
+__attribute__((noinline)) static void raise_deep(int n, int sig)
 {
     if (n == 0)
-        raise(SIGUSR1);
+        raise(sig);
     else
-        raise_deep(n - 1);
+        raise_deep(n - 1, sig);
     NO_TAIL();
 }
 
@@ -196,9 +196,106 @@ Test(unwind, walks_from_a_signal_context)
     cr_assert_eq(walk_init(), 0);
     struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
     sigaction(SIGUSR1, &sa, NULL);
-    raise_deep(4);
+    raise_deep(4, SIGUSR1);
     cr_assert_neq(sig_pc, 0);
     assert_same(&sig_walk);
+}
+
+/* From inside a signal handler, through the signal frame, as a capture in a hook the handler
+ * calls walks: libunwind gives the same frames, but the interrupted pc exact where the walker
+ * gives it plus one (a return address's form). */
+static struct walk in_handler;
+
+static void on_signal_probe(int sig)
+{
+    (void)sig;
+    probe(&in_handler);
+    NO_TAIL();
+}
+
+static int is_sigreturn(uintptr_t pc)
+{
+    static const unsigned char code[] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+    return memcmp((const void *)pc, code, sizeof code) == 0;
+}
+
+Test(unwind, walks_through_a_signal_frame)
+{
+    cr_assert_eq(walk_init(), 0);
+    struct sigaction sa = {.sa_handler = on_signal_probe};
+    sigaction(SIGUSR2, &sa, NULL);
+    raise_deep(3, SIGUSR2);
+    struct walk *w = &in_handler;
+    cr_assert_geq(w->nfast, 0, "the walker gave up at the signal frame");
+    cr_assert_eq(w->nfast, w->nslow, "fast %d frames, libunwind %d", w->nfast, w->nslow);
+    int trampolines = 0;
+    for (int i = 1; i < w->nfast; i++) {
+        int interrupted = is_sigreturn(w->fast[i - 1]);
+        trampolines += interrupted;
+        cr_assert_eq(w->fast[i], w->slow[i] + (uintptr_t)interrupted, "frame %d: %#lx vs %#lx", i,
+                     (unsigned long)w->fast[i], (unsigned long)w->slow[i]);
+    }
+    cr_assert_eq(trampolines, 1, "one signal frame on the way");
+}
+
+/* A function without CFI that keeps a frame pointer (hand-written assembly, as JIT code may be):
+ * the walker steps over it by RBP, as libunwind does. */
+void nocfi_call(void (*fn)(void));
+__asm__(".text\n"
+        ".type nocfi_call, @function\n"
+        "nocfi_call:\n"
+        "  push %rbp\n"
+        "  mov %rsp, %rbp\n"
+        "  call *%rdi\n"
+        "  pop %rbp\n"
+        "  ret\n"
+        ".size nocfi_call, . - nocfi_call\n");
+
+static struct walk through_nocfi;
+
+__attribute__((noinline)) static void probe_through_nocfi(void)
+{
+    probe(&through_nocfi);
+    NO_TAIL();
+}
+
+Test(unwind, steps_over_a_frame_without_cfi_by_its_frame_pointer)
+{
+    cr_assert_eq(walk_init(), 0);
+    nocfi_call(probe_through_nocfi);
+    cr_assert_eq(cfi_rule_for((uintptr_t)nocfi_call + 4).kind, CFI_NO_INFO);
+    assert_same(&through_nocfi);
+    int found = 0;
+    for (int i = 0; i < through_nocfi.nfast; i++)
+        found += through_nocfi.fast[i] - (uintptr_t)nocfi_call < 16;
+    cr_assert_eq(found, 1, "the walk goes through nocfi_call");
+}
+
+/* A frame whose CFA is an expression (GCC realigns the stack through a register for an
+ * over-aligned local beside alloca): the walker stops there, with the frames above it. */
+static struct walk realigned_walk;
+
+__attribute__((noinline)) static void realigned(volatile size_t n)
+{
+    char *p = alloca(n);
+    _Alignas(64) char b[64];
+    __asm__ volatile("" : : "r"(p), "r"(b) : "memory");
+    probe(&realigned_walk);
+    NO_TAIL();
+}
+
+Test(unwind, stops_at_a_frame_it_cannot_model_with_the_frames_above)
+{
+    cr_assert_eq(walk_init(), 0);
+    realigned(32);
+    struct walk *w = &realigned_walk;
+    cr_assert_lt(w->nfast, 0, "a CFA from an expression");
+    int n = walk_partial(w->nfast);
+    cr_assert_geq(n, 1);
+    cr_assert_gt(w->nslow, n, "libunwind goes on");
+    cr_assert_eq(cfi_rule_for(w->fast[n - 1] - 1).kind, CFI_COMPLEX, "it stopped in realigned");
+    for (int i = 1; i < n; i++)
+        cr_assert_eq(w->fast[i], w->slow[i], "frame %d", i);
 }
 
 /* Hand-made CIE + FDE, as `gcc -O2` emits for a function that pushes RBP, sets RBP = RSP and
@@ -261,7 +358,7 @@ Test(cfi, runs_the_instructions_up_to_the_address)
     cr_assert_eq(r.cfa_off, 8);
     r = cfi_rule_from_fde(fde, fn_base + 15);
     cr_assert_eq(r.kind, CFI_CFA_BP, "restore_state brings back the RBP rule");
-    cr_assert_eq(cfi_rule_from_fde(fde, fn_base + 0x40).kind, CFI_COMPLEX, "outside the FDE");
+    cr_assert_eq(cfi_rule_from_fde(fde, fn_base + 0x40).kind, CFI_NO_INFO, "outside the FDE");
 }
 
 Test(cfi, refuses_what_it_does_not_model)
@@ -273,7 +370,7 @@ Test(cfi, refuses_what_it_does_not_model)
     fde = (unsigned char *)build_fde();
     fde[17] = 0x3f; /* an opcode of the user range */
     cr_assert_eq(cfi_rule_from_fde(fde, fn_base + 10).kind, CFI_COMPLEX);
-    cr_assert_eq(cfi_rule_for((uintptr_t)frame).kind, CFI_COMPLEX, "data has no FDE");
+    cr_assert_eq(cfi_rule_for((uintptr_t)frame).kind, CFI_NO_INFO, "data has no FDE");
 }
 
 Test(cfi, this_function_has_a_plain_rule)

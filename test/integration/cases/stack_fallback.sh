@@ -1,15 +1,12 @@
 # stack_fallback: stacks through a frame without unwind information (progs/stack_fallback.c:
-# nocfi_call, asm with a frame pointer and no CFI), which the tracer's walker cannot walk, so
-# it falls back to libunwind (step by step: unw_backtrace's trace cache would take a pthread
-# key). Checks: output "keys 0 1 2 taken none" as untraced: the program's keys, created before
-# and after the fallbacks, keep their numbers, and the tracer takes none of the program's keys
-# (issue 17); not under a sanitizer, whose runtime creates keys of its own; valid trace;
-# the sleeps' stacks go on past nocfi_call to sleeper, which only libunwind's walk finds, on
-# main's thread and on the second thread.
+# nocfi_call, asm with a frame pointer and no CFI). The tracer's walker steps over it by its
+# frame pointer (as libunwind did for it before 2026-11-28, when it was the fallback here, step by
+# step: unw_backtrace's trace cache would take a pthread key). Checks: output "keys 0 1 2 taken
+# none" as untraced: the program's keys, created before and after the sleeps, keep their
+# numbers, and the tracer takes none of the program's keys (issue 17); not under a sanitizer,
+# whose runtime creates keys of its own; valid trace; the sleeps' stacks go on past nocfi_call
+# to sleeper, on main's thread and on the second thread. The fallback itself: stack_unwinder.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
-[ "$GT_SANITIZER" != tsan ] || skip_case "libunwind's trace-cache destructor locks a mutex at the" \
-    "second thread's exit, after TSan's runtime has finished that thread: TSan faults in its" \
-    "trylock interceptor (gdb: __tsan::MutexPostLock from __nptl_deallocate_tsd)"
 
 prog=$(build_prog stack_fallback)
 plain_run plain -- "$prog"

@@ -1,6 +1,7 @@
 /* stack_fallback: sleeps through a function without unwind information (nocfi_call, plain asm
- * with a frame pointer and no CFI), so the tracer's walker falls back to libunwind, whose first
- * use in the process creates its pthread key. The program creates keys before and after and
+ * with a frame pointer and no CFI), which the tracer's walker steps over by its frame pointer
+ * (libunwind, when it was the fallback, created a pthread key at its first use with
+ * unw_backtrace). The program creates keys before and after and
  * prints their numbers: they must be the untraced ones (0 1 2); then it takes 37 more keys and
  * prints the first number below 40 it did not get ("taken N"; "taken none" untraced).
  * Invariant: output "keys 0 1 2" and "taken none" untraced; every call checked. */
