@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "go_wire.h"
 #include "intern.h"
+#include "log.h"
 #include "walk.h"
 
 #include <dlfcn.h>
@@ -94,7 +95,11 @@ void stack_unwinder_load(void)
     unw.get_reg = h ? dlsym(h, "_ULx86_64_get_reg") : NULL;
     unw.step = h ? dlsym(h, "_ULx86_64_step") : NULL;
     int ok = policy && local && unw.getcontext && unw.init_local && unw.get_reg && unw.step;
-    if (ok) ((__typeof__(unw_set_caching_policy) *)policy)(*local, UNW_CACHE_PER_THREAD);
+    if (ok)
+        ((__typeof__(unw_set_caching_policy) *)policy)(*local, UNW_CACHE_PER_THREAD);
+    else
+        gt_log("cannot load libunwind (%s): stacks the walker cannot follow end where it stops",
+               h ? "a function is missing" : dlerror());
     atomic_store_explicit(&unw_state, ok ? UNW_LOADED : UNW_FAILED, memory_order_release);
 }
 

@@ -238,16 +238,18 @@ Test(unwind, walks_through_a_signal_frame)
     cr_assert_eq(trampolines, 1, "one signal frame on the way");
 }
 
-/* A function without CFI that keeps a frame pointer (hand-written assembly, as JIT code may be):
- * the walker steps over it by RBP, as libunwind does. */
+/* A function without CFI that keeps a frame pointer and has locals (hand-written assembly, as
+ * JIT code may be): the walker steps over it by RBP, as libunwind does. */
 void nocfi_call(void (*fn)(void));
 __asm__(".text\n"
         ".type nocfi_call, @function\n"
         "nocfi_call:\n"
         "  push %rbp\n"
         "  mov %rsp, %rbp\n"
+        "  sub $32, %rsp\n"
+        "  movq $0, (%rsp)\n"
         "  call *%rdi\n"
-        "  pop %rbp\n"
+        "  leave\n"
         "  ret\n"
         ".size nocfi_call, . - nocfi_call\n");
 
@@ -263,11 +265,11 @@ Test(unwind, steps_over_a_frame_without_cfi_by_its_frame_pointer)
 {
     cr_assert_eq(walk_init(), 0);
     nocfi_call(probe_through_nocfi);
-    cr_assert_eq(cfi_rule_for((uintptr_t)nocfi_call + 4).kind, CFI_NO_INFO);
+    cr_assert_eq(cfi_rule_for((uintptr_t)nocfi_call + 8).kind, CFI_NO_INFO);
     assert_same(&through_nocfi);
     int found = 0;
     for (int i = 0; i < through_nocfi.nfast; i++)
-        found += through_nocfi.fast[i] - (uintptr_t)nocfi_call < 16;
+        found += through_nocfi.fast[i] - (uintptr_t)nocfi_call < 24;
     cr_assert_eq(found, 1, "the walk goes through nocfi_call");
 }
 
