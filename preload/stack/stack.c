@@ -1,8 +1,7 @@
 /* stack.c: stack capture with the fast CFI walker (walk.h), falling back to libunwind's
  * unw_step for stacks it cannot walk (libunwind loaded on first need), and the process-wide
- * stack table (an intern set
- * keyed by the pc array). See stack.h for the
- * invariants. Frame selection: leading frames whose return address lies in section gotrace_api
+ * stack table (an intern set keyed by the pc array). See stack.h for the invariants. Frame
+ * selection: leading frames whose return address lies in section gotrace_api
  * (stack_capture itself and the tracer API) are dropped; the stack ends before the first frame
  * in section gotrace_tramp; at most max_depth frames are kept. The section bounds come from the
  * linker's __start_/__stop_ symbols (weak: an absent section selects nothing). */

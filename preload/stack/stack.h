@@ -86,10 +86,9 @@ void stack_memo_clear(struct stack_memo *memo);
 uint64_t stack_capture(struct stack_memo *memo);
 /* The calling thread's alternate signal stack, as the program sets it (sigaltstack): a capture
  * made on it (in a handler of the program's, or the CPU profiler's interrupting one) is 0. Its
- * room is the program's to size (8 KiB for Rust's), libunwind's fallback needs more, and a memo's
- * checks could read past its top. Set
- * inline, in the caller's code: a sanitizer's runtime sets its own before its instrumentation
- * may run. */
+ * room is the program's to size (8 KiB for Rust's), libunwind's fallback needs more, and a
+ * memo's checks could read past its top. Set inline, in the caller's code: a sanitizer's runtime
+ * sets its own before its instrumentation may run. */
 extern __thread struct stack_alt {
     uintptr_t lo; /* [lo, lo + size) */
     size_t size;

@@ -2,7 +2,7 @@
  * stack through a register for an over-aligned local beside alloca), which the tracer's walker
  * cannot walk, so its stacks need libunwind, which the tracer loads only then, on its flusher
  * thread. Prints whether libunwind is mapped at the start (it must not be: nothing needed it),
- * then naps on a second thread until it is mapped (at most 10 s), then 3 more times.
+ * then naps on a second thread until it is mapped (at most 10 s), then 100 more times.
  * Invariant: output "libunwind at start: no" then "libunwind loaded" when traced; every call
  * checked. */
 #include <alloca.h>
@@ -50,7 +50,7 @@ __attribute__((noinline)) static void *napper(void *arg)
     for (int i = 0; i < 10000 && !unwind_mapped(); i++)
         realigned(32);
     printf("libunwind %s\n", unwind_mapped() ? "loaded" : "never loaded");
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 100; i++) /* its functions are looked up after it is mapped */
         realigned(32);
     return NULL;
 }
