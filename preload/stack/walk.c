@@ -11,7 +11,9 @@
 
 #include "cfi.h"
 #include "pages.h"
+#include "real.h"
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -149,15 +151,37 @@ static int signal_step(struct walk_regs *r, uintptr_t ra)
     return 1;
 }
 
+/* Whether process_vm_readv may be called: not under a seccomp filter, which may kill the process
+ * for a call it does not allow (read once, from /proc/self/status, at the first frame without
+ * CFI; an unreadable status counts as a filter). */
+static int kernel_reads_allowed(void)
+{
+    static _Atomic int allowed; /* 0 unknown, 1 yes, -1 no */
+    int a = atomic_load_explicit(&allowed, memory_order_relaxed);
+    if (a) return a > 0;
+    char buf[4096];
+    ssize_t n = -1;
+    int fd = REAL(open)("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = REAL(read)(fd, buf, sizeof buf - 1);
+        REAL(close)(fd);
+    }
+    const char *line = n > 0 ? (buf[n] = 0, strstr(buf, "\nSeccomp:\t")) : NULL;
+    a = line && line[10] == '0' ? 1 : -1;
+    atomic_store_explicit(&allowed, a, memory_order_relaxed);
+    return a > 0;
+}
+
 /* A frame without CFI, as libunwind takes one: a frame-pointer frame (push %rbp; mov %rsp,
  * %rbp), its return address at RBP + 8 and its caller's RBP at RBP. RBP may be anything in code
  * that does not keep one, so the two slots are read through the kernel (process_vm_readv), which
- * refuses an address that is not readable; 0 if it did, or the frame is not above the last. */
+ * refuses an address that is not readable; 0 if it did, or the frame is not above the last, or
+ * the kernel may not be asked. */
 static int frame_pointer_step(struct walk_regs *r, uintptr_t *ra)
 {
     uintptr_t slots[2];
     struct iovec local = {slots, sizeof slots}, remote = {(void *)r->bp, sizeof slots};
-    if (r->bp & 7 || r->bp < r->sp || r->bp - r->sp > MAX_FRAME_SPAN ||
+    if (r->bp & 7 || r->bp < r->sp || r->bp - r->sp > MAX_FRAME_SPAN || !kernel_reads_allowed() ||
         process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof slots)
         return 0;
     r->sp = r->bp + 16;

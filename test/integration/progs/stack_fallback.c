@@ -4,9 +4,16 @@
  * unw_backtrace). The program creates keys before and after and
  * prints their numbers: they must be the untraced ones (0 1 2); then it takes 37 more keys and
  * prints the first number below 40 it did not get ("taken N"; "taken none" untraced).
+ * With the argument "seccomp", a seccomp filter first kills the process at a process_vm_readv.
  * Invariant: output "keys 0 1 2" and "taken none" untraced; every call checked. */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "common.h"
@@ -42,8 +49,24 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-int main(void)
+/* A seccomp filter that kills the process at a process_vm_readv, the call the tracer's walker
+ * reads a frame without CFI with: the tracer must see the filter and not make it. */
+static void forbid_process_vm_readv(void)
 {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+    CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "seccomp")) forbid_process_vm_readv();
     pthread_key_t k0, k1, k2;
     CHECK(pthread_key_create(&k0, NULL));
     sleeper();
