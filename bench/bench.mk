@@ -32,7 +32,7 @@ $(BENCH_DIR)/bench_stack: bench/stack/bench_stack.c $(BUILD)/libgotrace_core.a
 $(BENCH_DIR)/bench_events: bench/events/bench_events.c $(BUILD)/libgotrace_core.a
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Icommon $(call preload_incs,hooks) $(UNWIND_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a \
-	    $(PRELOAD_LIBS) $(UNWIND_LIBS)
+	    $(PRELOAD_LIBS)
 
 # What the machine charges for a clock read, a locked CAS and a cache line moved between CPUs.
 $(BENCH_DIR)/bench_floor: bench/floor/bench_floor.c | $(BUILD)

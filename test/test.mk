@@ -7,7 +7,9 @@ UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon $(call preload_incs,hooks) -Idecoder
 $(BUILD)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a \
-	    -lcriterion $(PRELOAD_LIBS) $(UNWIND_LIBS) -lm
+	    -lcriterion $(PRELOAD_LIBS) $(UNIT_LIBS) -lm
+# test_walk checks the walker against libunwind, which the tracer itself only dlopens.
+$(BUILD)/unit/test_walk: UNIT_LIBS := $(UNWIND_LIBS)
 
 # The decoder's unit tests need only the decoder archive (the shorter stem wins over the rule
 # above), so they build while the tracer's sources are being changed.

@@ -86,13 +86,16 @@ int stack_unwinder_wanted(void)
 void stack_unwinder_load(void)
 {
     if (!stack_unwinder_wanted()) return;
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    void *policy = h ? dlsym(h, "_ULx86_64_set_caching_policy") : NULL;
-    unw_addr_space_t *local = h ? dlsym(h, "_ULx86_64_local_addr_space") : NULL;
-    unw.getcontext = h ? dlsym(h, "_Ux86_64_getcontext") : NULL;
-    unw.init_local = h ? dlsym(h, "_ULx86_64_init_local") : NULL;
-    unw.get_reg = h ? dlsym(h, "_ULx86_64_get_reg") : NULL;
-    unw.step = h ? dlsym(h, "_ULx86_64_step") : NULL;
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL), *policy = NULL;
+    unw_addr_space_t *local = NULL;
+    if (h) {
+        policy = dlsym(h, "_ULx86_64_set_caching_policy");
+        local = dlsym(h, "_ULx86_64_local_addr_space");
+        unw.getcontext = dlsym(h, "_Ux86_64_getcontext");
+        unw.init_local = dlsym(h, "_ULx86_64_init_local");
+        unw.get_reg = dlsym(h, "_ULx86_64_get_reg");
+        unw.step = dlsym(h, "_ULx86_64_step");
+    }
     int ok = policy && local && unw.getcontext && unw.init_local && unw.get_reg && unw.step;
     if (ok)
         ((__typeof__(unw_set_caching_policy) *)policy)(*local, UNW_CACHE_PER_THREAD);
