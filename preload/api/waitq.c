@@ -305,6 +305,23 @@ int waitq_wake_if(void *key, struct gt_thread *self, uint64_t stk, int n)
     return woken;
 }
 
+GOTRACE_API_FN int waitq_barrier(struct gt_thread *self, void *key, int others,
+                                 enum gt_reason reason, int named)
+{
+    struct waitq_bucket *b = waitq_bucket_of(key);
+    bucket_lock(b);
+    int blocked = 0;
+    if (count_locked(b, key) == others) {
+        wake_locked(b, key, self, tr_stack(), others);
+    } else if (named ? tr_block_on(self, reason, key, 0) : tr_block(self, reason)) {
+        self->wait.numbered = 0;
+        add_locked(b, key, &self->wait);
+        blocked = 1;
+    }
+    bucket_unlock(b);
+    return blocked;
+}
+
 int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max)
 {
     struct waitq_bucket *b = waitq_bucket_of(key);

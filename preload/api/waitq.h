@@ -32,6 +32,7 @@
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
 #include "thread.h"
+#include "tracer.h"
 
 /* Queues t on key, numbered: for a wait that a wake by adds may end (a lock's release, a futex
  * word's wake or requeue: waitq_wake_released, waitq_wake_before, waitq_requeue). */
@@ -132,6 +133,14 @@ int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder);
 /* pthread_create returned handle th for child (NULL: untraced), before tr_create_done: an
  * earlier thread's end under th is forgotten. */
 void waitq_thread_created(pthread_t th, struct gt_thread *child);
+/* self arrives at a barrier that others threads besides it reach each round, its waiters queued
+ * on key: under key's bucket lock, either all others are queued there (self completes the round:
+ * it wakes them with its own stack and does not block), or self blocks (tr_block_on with reason
+ * and key when named, else tr_block) and is queued, unnumbered. Deciding and queueing in one
+ * locked step makes exactly one arrival of each round its waker, however the arrivals
+ * interleave. Returns whether self blocked (then waitq_remove and tr_unblock after the real
+ * wait). */
+int waitq_barrier(struct gt_thread *self, void *key, int others, enum gt_reason reason, int named);
 /* Wakes up to max waiters on key queued before the bucket's adds read adds (waitq_adds, read
  * before a release), oldest first (as waitq_wake); returns how many. */
 int waitq_wake_before(void *key, struct gt_thread *self, uint64_t stk, unsigned adds, int max);

@@ -83,13 +83,8 @@ static char team_key[64]; /* one wait-queue key per nesting level */
             return;                                                                                \
         }                                                                                          \
         void *key_ = &team_key[NEXT(omp_get_level, int_fn)() & 63];                                \
-        if (waitq_count(key_) == others_) {                                                        \
-            WAKE_IF(self_, key_, others_);                                                         \
-            call;                                                                                  \
-            KEEP_FRAME();                                                                          \
-            return;                                                                                \
-        }                                                                                          \
-        (void)WAIT_UNNAMED(self_, key_, GT_R_OMP_BARRIER, (call, 0));                              \
+        (void)WAIT_WITH(self_, waitq_barrier(self_, key_, others_, GT_R_OMP_BARRIER, 0), (void)0,  \
+                        waitq_remove(self_), (call, 0));                                           \
         KEEP_FRAME();                                                                              \
     } while (0)
 #define TEAM_BARRIER(name) TEAM_BARRIER_CALL(name, void_fn, real_())

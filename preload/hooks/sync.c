@@ -365,15 +365,12 @@ EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_
 }
 
 /* The thread that finds all the others queued completes the round: it wakes them and does not
- * wait; every other thread blocks. */
+ * wait; every other thread blocks (one locked step each: waitq_barrier). */
 EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
     struct gt_thread *self = tr_current();
-    if (!self) return REAL(pthread_barrier_wait)(b);
-    int others = barrier_count(b) - 1;
-    if (waitq_count(b) == others) {
-        WAKE_IF(self, b, others);
-        return REAL(pthread_barrier_wait)(b);
-    }
-    return WAIT_AS(self, b, GT_R_BARRIER, REAL(pthread_barrier_wait)(b));
+    int others = self ? barrier_count(b) - 1 : 0;
+    if (others < 1) return REAL(pthread_barrier_wait)(b);
+    return WAIT_WITH(self, waitq_barrier(self, b, others, GT_R_BARRIER, 1), (void)0,
+                     waitq_remove(self), REAL(pthread_barrier_wait)(b));
 }

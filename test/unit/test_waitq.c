@@ -3,7 +3,8 @@
  * snapshot of adds taken before the release, never one that queued after it, nor an unnumbered
  * wait; a requeue (waitq_requeue) moves earlier waiters to the second key; the solo waiter's CAS
  * paths (add to an empty bucket, remove from an unlocked one) racing with locked adds, removes,
- * counts and requeues lose no thread and corrupt no list; a forked child's queues are empty. */
+ * counts and requeues lose no thread and corrupt no list; a forked child's queues are empty;
+ * a barrier's rounds (waitq_barrier) each have exactly one arrival that does not block. */
 #include "tracer.h"
 #include "tracing.h"
 #include "waitq.h"
@@ -277,6 +278,55 @@ Test(waitq, released_wake_wakes_the_sole_waiter)
     waitq_remove(&later);
     atomic_store(&phase, 2);
     pthread_join(t, NULL);
+    tr_shutdown();
+    unlink(path);
+}
+
+/* ---- with the tracer: a barrier's rounds (waitq_barrier) ---- */
+
+#define BARRIER_THREADS 4
+#define BARRIER_ROUNDS 300
+static int bkey;
+static pthread_barrier_t real_barrier;
+static atomic_int wakers[BARRIER_ROUNDS];
+
+static void *member(void *arg)
+{
+    (void)arg;
+    struct gt_thread *self = tr_current();
+    cr_assert_not_null(self);
+    for (int r = 0; r < BARRIER_ROUNDS; r++) {
+        if (r % 3 == 0) sched_yield(); /* vary the order of arrivals */
+        int blocked = waitq_barrier(self, &bkey, BARRIER_THREADS - 1, GT_R_BARRIER, r & 1);
+        if (!blocked) atomic_fetch_add(&wakers[r], 1);
+        pthread_barrier_wait(&real_barrier);
+        if (blocked) {
+            waitq_remove(self);
+            tr_unblock(self);
+        }
+        pthread_barrier_wait(&real_barrier); /* the round's counts are read before the next */
+    }
+    waitq_thread_exit(self, 0);
+    return NULL;
+}
+
+/* Every round has exactly one arrival that does not block (it found the others queued and woke
+ * them), whatever the order the arrivals race in, named or not; no waiter is left queued. */
+Test(waitq, barrier_round_has_one_waker)
+{
+    char path[] = "/tmp/gotrace-waitq-XXXXXX";
+    tracing_start(path);
+    pthread_barrier_init(&real_barrier, NULL, BARRIER_THREADS);
+    pthread_t t[BARRIER_THREADS];
+    for (int i = 0; i < BARRIER_THREADS; i++)
+        pthread_create(&t[i], NULL, member, NULL);
+    for (int i = 0; i < BARRIER_THREADS; i++)
+        pthread_join(t[i], NULL);
+    for (int r = 0; r < BARRIER_ROUNDS; r++)
+        cr_assert_eq(atomic_load(&wakers[r]), 1, "round %d: %d arrivals did not block", r,
+                     atomic_load(&wakers[r]));
+    cr_assert_not(waitq_has_waiters(&bkey), "no waiter left queued");
+    pthread_barrier_destroy(&real_barrier);
     tr_shutdown();
     unlink(path);
 }
