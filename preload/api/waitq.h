@@ -24,11 +24,11 @@
  * meanwhile: a waker that finds the solo waiter holds it queued, as any queued thread, until it
  * unlocks. So a wait of the ping-pong kind (one waiter on an empty bucket, one waker) costs one
  * CAS to queue, one lock round to wake and dequeue, and nothing to leave.
- * Bucket locks are spinlocks held for a few hundred ns (a join's for its stack capture too);
- * nothing else is locked inside them but the buffer pool, and a requeue's second bucket (two
- * buckets are locked in address order). The bucket's word, count, sole key and adds are
- * lock-free hints for fast paths; adds is counted with an atomic add (the solo CAS is made
- * without the lock), by the waits that wakes by adds may end only (waitq_add). */
+ * Bucket locks are spinlocks held for a few hundred ns (a join's and a barrier's arrival's for
+ * a stack capture too); nothing else is locked inside them but the buffer pool, and a
+ * requeue's second bucket (two buckets are locked in address order). The bucket's word, count,
+ * sole key and adds are lock-free hints for fast paths; adds is counted with an atomic add (the
+ * solo CAS is made without the lock), by the waits that wakes by adds may end only (waitq_add). */
 #ifndef GOTRACE_WAITQ_H
 #define GOTRACE_WAITQ_H
 #include "thread.h"
@@ -38,7 +38,8 @@
  * word's wake or requeue: waitq_wake_released, waitq_wake_before, waitq_requeue). */
 void waitq_add(void *key, struct gt_thread *t);
 /* The same, unnumbered, for a wait that only waitq_wake and waitq_wake_if end (condvars,
- * semaphores, barriers, OpenMP): no atomic add on the bucket; wakes by adds pass it by. */
+ * semaphores, OpenMP's critical sections and locks; a barrier's waits are queued by
+ * waitq_barrier): no atomic add on the bucket; wakes by adds pass it by. */
 void waitq_add_unnumbered(void *key, struct gt_thread *t);
 void waitq_remove(struct gt_thread *t);
 /* The buckets (waitq.c), here so that the lock-free hint below inlines into the hooks' fast
