@@ -85,7 +85,6 @@ int stack_unwinder_wanted(void)
 
 void stack_unwinder_load(void)
 {
-    if (!stack_unwinder_wanted()) return;
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL), *policy = NULL;
     unw_addr_space_t *local = NULL;
     if (h) {

@@ -29,7 +29,7 @@ int stack_init(int max_depth, int enabled);
  * hooks). It steps frame by frame: it takes no pthread key of the program's (unw_backtrace's
  * trace cache would). */
 int stack_unwinder_wanted(void);
-void stack_unwinder_load(void);
+void stack_unwinder_load(void); /* by the flusher alone, when stack_unwinder_wanted() */
 /* A thread's memo of the stacks it captured last, so that a capture of a stack seen lately
  * returns its id without walking or interning: each way is the walk's chain of checks (walk.h),
  * rebased on stack_capture's own CFA, whose first check (the return address into the caller of
