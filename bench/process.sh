@@ -2,7 +2,8 @@
 # process.sh (make bench-process): what the tracer costs a short process, and a build.
 # Short processes (build/bench/procbench: paired, alternating runs, medians): /bin/true,
 # `gcc -c` of a one-line file (gcc, cc1, as: three processes), `python3 -c pass` (the first
-# python3 on PATH whose interpreter links a libpython, else /usr/bin/python3), each untraced,
+# python3 on PATH whose interpreter links a libpython, else /usr/bin/python3; then Debian's
+# /usr/bin/python3 too when that was another one), each untraced,
 # under the do-nothing interposer (libnoop.so), under the same interposer linked with exactly
 # the shared libraries libgotrace.so loads (libnoop_libs.so: the floor of "a preload that only
 # loads the same libraries"), traced with the symbol cache warm (it was filled by one traced
@@ -84,6 +85,10 @@ log "short processes, $ROUNDS alternating rounds each"
 measure "$ROUNDS" "/bin/true" /bin/true
 measure "$ROUNDS" "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
 measure $((3 * ROUNDS)) "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
+# What a fresh Debian 12 machine runs (its libpython is in the binary, without DWARF): steadier.
+if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
+    measure $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
+fi
 
 # ---- exact counts: what the time above cannot resolve on shared CPUs ----
 # counts LABEL COMMAND...: the instructions (callgrind, every process of the command) and system

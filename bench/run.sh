@@ -233,6 +233,22 @@ insitu_line="pinned to one CPU (condvar_1cpu) $(insitu condvar 200000 8 taskset 
 insitu_line+=" across two (condvar) $(insitu condvar 50000 8); ns of CPU added a system call of"
 insitu_line+=" the pipe (a read or a write: 3 events each), pinned to one CPU"
 insitu_line+=" $(insitu pipe 300000 2 taskset -c 0), across two $(insitu pipe 300000 2)"
+# ratios WORKLOAD N: "wall W× / CPU C×" untraced, for the do-nothing interposer then gotrace, from
+# the medians of procbench's paired differences: the contended mutex's target is a ratio, and its
+# 5-run medians move by 0.3× on this machine (4 threads on 2 CPUs: its time follows the scheduler).
+ratios() {
+  local w=$1 n=$(($2 / SCALE > 0 ? $2 / SCALE : 1))
+  GOTRACE_OUT="$B/out/ratios.%p.trace" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
+    "noop=$NOOP" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null |
+    awk '$1 == "untraced" { wall = $2; cpu = $6 }
+      $1 == "noop" || $1 == "gotrace" { dw[$1] = $5; dc[$1] = $7 }
+      END { if (!("gotrace" in dw) || !wall || !cpu) { print "not run"; exit }
+            printf "interposer wall %.2f× / CPU %.2f×, gotrace wall %.2f× / CPU %.2f×",
+              1 + dw["noop"] / wall, 1 + dc["noop"] / cpu, 1 + dw["gotrace"] / wall,
+              1 + dc["gotrace"] / cpu }'
+  rm -f "$B"/out/ratios.*
+}
+ratios_line="$(ratios contended 40000000)"
 # What one wait touches, the cold lines after a context switch (bench/floor/footprint.py:
 # valgrind's lackey, exact): instructions, lines of code and lines of data, per interposer.
 footprint() {
@@ -354,6 +370,8 @@ report() {
   echo "- The same floor inside the ping-pongs and the pipe (bench/floor/floor_preload.c: a minimal"
   echo "  interposer that does only that, no stacks, no output), ns of CPU added an event,"
   echo "  minimal interposer / gotrace, medians of ${BENCH_INSITU_ROUNDS:-11} paired rounds: ${insitu_line}."
+  echo "- The contended mutex in procbench's paired rounds (medians of ${BENCH_INSITU_ROUNDS:-11}"
+  echo "  differences to untraced, the order rotated each round): ${ratios_line}."
   echo "- What a condvar wait touches in the interposer (bench/floor/footprint.py, exact: the"
   echo "  wait, the other thread's return from its own and its signal): ${footprint_line}."
   echo "- Decoder throughput (\`gotrace dump\`/\`summary\` vs \`go tool trace -d=1\`): see"
