@@ -209,6 +209,16 @@ events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
 # What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
 # cache lines moved between the CPUs.
 floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
+# rounds VARIANT WORKLOAD N [PIN...]: procbench's table of WORKLOAD N run untraced, as VARIANT
+# (name=preload) and by gotrace, in ${BENCH_INSITU_ROUNDS:-11} paired rounds under PIN; the traces
+# are removed.
+rounds() {
+  local v=$1 w=$2 n=$3
+  shift 3
+  GOTRACE_OUT="$B/out/rounds.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
+    "$v" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null
+  rm -f "$B"/out/rounds.*
+}
 # The same floor inside the ping-pongs and the pipe: a minimal interposer (bench/floor/
 # floor_preload.c: a condvar wait's or a read's and write's clock reads, state words and events,
 # nothing else) against gotrace, in procbench's paired rounds (alternating, rotated order).
@@ -219,34 +229,29 @@ floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || tru
 insitu() {
   local w=$1 n=$(($2 / SCALE > 0 ? $2 / SCALE : 1)) per=$3
   shift 3
-  GOTRACE_OUT="$B/out/insitu.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
-    "floor=$B/libfloor.so" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null |
+  rounds "floor=$B/libfloor.so" "$w" "$n" "$@" |
     awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
       $1 == "floor" || $1 == "gotrace" { d[$1] = $7 }
       END { if (!("gotrace" in d) || !cpu) { print "not run"; exit }
             printf "%.0f / %.0f", d["floor"] * 1e6 / u, d["gotrace"] * 1e6 / u
             if (w == "pipe")
               printf " (CPU %.2f× / %.2f× untraced)", 1 + d["floor"] / cpu, 1 + d["gotrace"] / cpu }'
-  rm -f "$B"/out/insitu.*
 }
 insitu_line="pinned to one CPU (condvar_1cpu) $(insitu condvar 200000 8 taskset -c 0),"
 insitu_line+=" across two (condvar) $(insitu condvar 50000 8); ns of CPU added a system call of"
 insitu_line+=" the pipe (a read or a write: 3 events each), pinned to one CPU"
 insitu_line+=" $(insitu pipe 300000 2 taskset -c 0), across two $(insitu pipe 300000 2)"
-# ratios WORKLOAD N: "wall W× / CPU C×" untraced, for the do-nothing interposer then gotrace, from
+# ratios WORKLOAD N: the do-nothing interposer's then gotrace's wall and CPU time × untraced, from
 # the medians of procbench's paired differences: the contended mutex's target is a ratio, and its
 # 5-run medians move by 0.3× on this machine (4 threads on 2 CPUs: its time follows the scheduler).
 ratios() {
-  local w=$1 n=$(($2 / SCALE > 0 ? $2 / SCALE : 1))
-  GOTRACE_OUT="$B/out/ratios.%p.trace" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
-    "noop=$NOOP" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null |
+  rounds "noop=$NOOP" "$1" $(($2 / SCALE > 0 ? $2 / SCALE : 1)) |
     awk '$1 == "untraced" { wall = $2; cpu = $6 }
       $1 == "noop" || $1 == "gotrace" { dw[$1] = $5; dc[$1] = $7 }
       END { if (!("gotrace" in dw) || !wall || !cpu) { print "not run"; exit }
             printf "interposer wall %.2f× / CPU %.2f×, gotrace wall %.2f× / CPU %.2f×",
               1 + dw["noop"] / wall, 1 + dc["noop"] / cpu, 1 + dw["gotrace"] / wall,
               1 + dc["gotrace"] / cpu }'
-  rm -f "$B"/out/ratios.*
 }
 ratios_line="$(ratios contended 40000000)"
 # What one wait touches, the cold lines after a context switch (bench/floor/footprint.py:
