@@ -400,6 +400,41 @@ struct cfi_rule cfi_rule_from_fde(const unsigned char *fde, uintptr_t pc)
     return rule_of(&s, &c);
 }
 
+/* From the interpolation guess, steps of 1, 2, 4, ... up (dir 1) or down (-1) until one passes
+ * rel: [*lo, *hi) then holds the answer, t[*lo] <= rel < t[*hi] (t[count]: past every rel). */
+static void bracket(const int32_t *t, uint64_t count, intptr_t rel, uint64_t g, uint64_t *lo,
+                    uint64_t *hi)
+{
+    uint64_t step = 1;
+    if (t[2 * g] <= rel) {
+        for (*lo = g; g + step < count && t[2 * (g + step)] <= rel; step *= 2)
+            *lo = g + step;
+        *hi = g + step < count ? g + step : count;
+    } else {
+        for (*hi = g; step <= g && t[2 * (g - step)] > rel; step *= 2)
+            *hi = g - step;
+        *lo = step <= g ? g - step : 0;
+    }
+}
+
+uint64_t cfi_fde_index(const int32_t *t, uint64_t count, intptr_t rel)
+{
+    int64_t first = t[0], last = t[2 * (count - 1)];
+    if (rel >= last) return count - 1; /* (also when first == last) */
+    uint64_t lo, hi,
+        g = (uint64_t)((unsigned __int128)(uint64_t)(rel - first) * (count - 1) /
+                       (uint64_t)(last - first)); /* < count - 1 */
+    bracket(t, count, rel, g, &lo, &hi);
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t[2 * mid] <= rel)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct cfi_rule cfi_rule_for(uintptr_t pc)
 {
     const struct cfi_rule complex = {.kind = CFI_COMPLEX}, none = {.kind = CFI_NO_INFO};
@@ -415,13 +450,5 @@ struct cfi_rule cfi_rule_for(uintptr_t pc)
     const int32_t *table = (const int32_t *)(const void *)r.p; /* {initial loc, fde} pairs */
     intptr_t rel = (intptr_t)(pc - (uintptr_t)hdr);
     if (rel < table[0]) return none;
-    uint64_t lo = 0, hi = count; /* the last entry with initial loc <= pc is in [lo, hi) */
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (table[2 * mid] <= rel)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return cfi_rule_from_fde(hdr + table[2 * lo + 1], pc);
+    return cfi_rule_from_fde(hdr + table[2 * cfi_fde_index(table, count, rel) + 1], pc);
 }

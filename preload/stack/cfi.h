@@ -37,6 +37,13 @@ struct cfi_rule {
  * pass ra - 1). */
 struct cfi_rule cfi_rule_for(uintptr_t pc);
 
+/* The last entry of an .eh_frame_hdr search table t (count {initial location, FDE} pairs of
+ * int32, sorted by location) whose location is <= rel, given t[0] <= rel. Code addresses are
+ * spread evenly enough that an interpolation guess lands a few entries away: a few cache lines
+ * of a large table (libpython's: 120 KB) are read, where a binary search reads one per halving,
+ * and in a short process each is a miss. Exposed for the unit tests. */
+uint64_t cfi_fde_index(const int32_t *t, uint64_t count, intptr_t rel);
+
 /* The rule in force at pc inside the function whose FDE starts at fde (an .eh_frame entry);
  * exposed for the unit tests, which feed hand-made CIE/FDE bytes. */
 struct cfi_rule cfi_rule_from_fde(const unsigned char *fde, uintptr_t pc);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 static struct gt_live_module *list; /* GT_LIVE_MODULES entries in the live file */
+static uint32_t backed;             /* entries of list backed by memory (arena.h) */
 static char exe[sizeof list->path] GT_BIG;
 
 static int known(const struct gt_live_head *h, const struct gt_live_module *m)
@@ -20,6 +21,27 @@ static int known(const struct gt_live_head *h, const struct gt_live_module *m)
     for (uint32_t i = h->nmodules; i-- > 0;)
         if (list[i].lo == m->lo && list[i].bias == m->bias && strcmp(list[i].path, m->path) == 0)
             return 1;
+    return 0;
+}
+
+#define PAGE_ENTRIES (GT_PAGE / sizeof *list)
+
+/* Backs the entries below n, whole pages of them; 0, or -1 when memory ran out. */
+static int back_entries(uint32_t n)
+{
+    if (n > GT_LIVE_MODULES) n = GT_LIVE_MODULES;
+    if (n <= backed) return 0;
+    n = (uint32_t)((n + PAGE_ENTRIES - 1) / PAGE_ENTRIES * PAGE_ENTRIES);
+    if (n > GT_LIVE_MODULES) n = GT_LIVE_MODULES;
+    if (arena_back(&list[backed], (n - backed) * sizeof *list) != 0) return -1;
+    backed = n;
+    return 0;
+}
+
+static int count(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)info, (void)size;
+    ++*(uint32_t *)ctx;
     return 0;
 }
 
@@ -45,8 +67,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     if (len == sizeof m.path) return 0; /* too long to record */
     memcpy(m.path, name, len + 1);
     if (known(h, &m) || h->nmodules >= GT_LIVE_MODULES) return 0;
-    if (h->nmodules % 8 == 0 && arena_back(&list[h->nmodules], 8 * sizeof m) != 0)
-        return 1; /* backed a page (8 entries) at a time */
+    if (h->nmodules >= backed && back_entries(h->nmodules + 1) != 0) return 1;
     list[h->nmodules] = m;
     __atomic_signal_fence(__ATOMIC_RELEASE); /* the entry before the count (modules.h) */
     h->nmodules++;
@@ -64,5 +85,8 @@ void modules_record(void)
         exe[n > 0 ? n : 0] = 0;
         h->modules = (uint64_t)(uintptr_t)list;
     }
+    uint32_t n = 0; /* the modules loaded now: the entries they need backed at once */
+    dl_iterate_phdr(count, &n);
+    back_entries(n);
     dl_iterate_phdr(visit, h);
 }

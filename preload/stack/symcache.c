@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fds.h"
 #include "pages.h"
+#include "real.h"
 #include "strtab.h"
 
 #include <elf.h>
@@ -177,6 +178,14 @@ static uint64_t mix_file(uint64_t h, const char *path)
     return mix(h, (uint64_t)st.st_mtim.tv_nsec);
 }
 
+/* A file read whole and closed within the call: opened by the real open, not moved to a high
+ * number as the hook moves the tracer's descriptors (fds.h: that is for the ones kept open;
+ * the move, a dup and a close, cannot shorten the moment a low number is in use anyway). */
+static int open_brief(const char *path)
+{
+    return REAL(open)(path, O_RDONLY | O_CLOEXEC);
+}
+
 static int read_at(int fd, void *p, size_t n, uint64_t off)
 {
     return pread(fd, p, n, (off_t)off) == (ssize_t)n ? 0 : -1;
@@ -240,10 +249,10 @@ static uint64_t debug_state(struct symcache_module *m, const char *hex)
     uint64_t h = 0xcbf29ce484222325ull;
     snprintf(p, sizeof p, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
     h = mix_file(h, p);
-    int fd = open(open_name(m), O_RDONLY | O_CLOEXEC);
+    int fd = open_brief(open_name(m));
     if (fd < 0) return h;
     int has = debuglink(fd, link, sizeof link);
-    close(fd);
+    REAL(close)(fd);
     if (!has || strchr(link, '/')) return h;
     const char *file = real_path(m) ? m->path : open_name(m);
     const char *slash = strrchr(file, '/');
@@ -322,19 +331,19 @@ static void load(struct symcache_module *m)
                      (unsigned long long)debug_state(m, hex));
     if (n < 0 || (size_t)n >= sizeof file || !(m->file = strdup(file))) return;
     m->writable = 1;
-    int fd = open(m->file, O_RDONLY | O_CLOEXEC); /* read with pread: never a stream's data */
+    int fd = open_brief(m->file); /* read with pread: never a stream's data */
     if (fd < 0) return;
     struct stat st;
     if (fstat(fd, &st) != 0 || st.st_size > MAX_FILE_BYTES ||
         !(m->buf = malloc((size_t)st.st_size + 1))) {
         m->writable = 0;
-        close(fd);
+        REAL(close)(fd);
         return;
     }
     size_t len = 0;
     for (ssize_t k; len < (size_t)st.st_size; len += (size_t)k)
         if ((k = pread(fd, m->buf + len, (size_t)st.st_size - len, (off_t)len)) <= 0) break;
-    close(fd);
+    REAL(close)(fd);
     m->buf[len] = 0;
     m->size = len;
     index_lines(m, len);

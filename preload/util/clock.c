@@ -5,7 +5,7 @@
 
 #include <fcntl.h>
 #if defined(__x86_64__)
-#include <cpuid.h>
+#include <sys/platform/x86.h>
 #endif
 #include <string.h>
 #include <unistd.h>
@@ -39,8 +39,7 @@ static void tsc_pair(uint64_t *cycles, uint64_t *ns)
 /* Whether the kernel keeps time with the TSC (its current clock source) and RDTSCP exists. */
 static int kernel_uses_tsc(void)
 {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27))) return 0;
+    if (!CPU_FEATURE_PRESENT(RDTSCP)) return 0; /* glibc's CPUID reading: no VM exit here */
     static const char path[] = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
     char buf[16] = {0};
     int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);

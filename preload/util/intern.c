@@ -61,12 +61,14 @@ static struct intern_chunk *chunk_new(void)
     return c;
 }
 
-/* Backs [from, to) of a block whose first *backed bytes are backed (a page at a time as it is
- * used: a process that stores little holds little); 0, or -1 when memory ran out. */
-static int back_upto(unsigned char *base, _Atomic uint64_t *backed, uint64_t to)
+/* Backs [from, to) of a block of size bytes whose first *backed bytes are backed, as it is used
+ * (a process that stores little holds little), each time at least as much again as is backed:
+ * a system call per doubling, not per page; 0, or -1 when memory ran out. */
+static int back_upto(unsigned char *base, _Atomic uint64_t *backed, uint64_t to, uint64_t size)
 {
     uint64_t b = atomic_load_explicit(backed, memory_order_acquire);
     if (to <= b) return 0;
+    if (to < 2 * b) to = 2 * b < size ? 2 * b : size;
     if (arena_back(base + b, to - b) != 0) return -1;
     to = (((uintptr_t)base + to + GT_PAGE - 1) & ~(uintptr_t)(GT_PAGE - 1)) -
          (uintptr_t)base; /* its page */
@@ -233,7 +235,7 @@ static unsigned char *key_alloc(struct intern_set *s, uint64_t len)
         struct intern_chunk *c = atomic_load_explicit(&s->chunk, memory_order_acquire);
         uint64_t off = atomic_fetch_add_explicit(&c->used, len, memory_order_relaxed);
         if (off + len <= c->size)
-            return back_upto(c->data, &c->backed, off + len) == 0 ? c->data + off : NULL;
+            return back_upto(c->data, &c->backed, off + len, c->size) == 0 ? c->data + off : NULL;
         while (atomic_flag_test_and_set_explicit(&s->chunk_lock, memory_order_acquire))
             sched_yield();
         struct intern_chunk *fresh = NULL;

@@ -381,3 +381,43 @@ Test(cfi, this_function_has_a_plain_rule)
     struct cfi_rule r = cfi_rule_for(here);
     cr_assert(r.kind == CFI_CFA_SP || r.kind == CFI_CFA_BP);
 }
+
+/* The last index whose location is <= rel, by a plain binary search (what cfi_rule_for did). */
+static uint64_t halving(const int32_t *t, uint64_t count, intptr_t rel)
+{
+    uint64_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t[2 * mid] <= rel)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Every location of a table from t[0] to past its end, against the binary search: evenly
+ * spread, bunched at one end (interpolation guesses far off), with repeats, 1 and 2 entries. */
+Test(cfi, the_fde_search_finds_what_a_binary_search_finds)
+{
+    enum { N = 3000 };
+    static int32_t t[2 * N];
+    for (int shape = 0; shape < 4; shape++) {
+        uint64_t count = shape == 3 ? 1 + (uint64_t)(N % 2) : N;
+        int32_t at = -5000;
+        for (uint64_t i = 0; i < count; i++) {
+            t[2 * i] = at;
+            t[2 * i + 1] = (int32_t)i;
+            at += shape == 0   ? 37
+                  : shape == 1 ? (int32_t)(i * i / 300 + 1)
+                               : (int32_t)(i % 3 == 0) * 5;
+        }
+        for (intptr_t rel = t[0]; rel <= t[2 * (count - 1)] + 50; rel++)
+            cr_assert_eq(cfi_fde_index(t, count, rel), halving(t, count, rel),
+                         "shape %d, location %ld", shape, (long)rel);
+    }
+    int32_t two[4] = {10, 0, 20, 1};
+    cr_assert_eq(cfi_fde_index(two, 2, 10), 0);
+    cr_assert_eq(cfi_fde_index(two, 2, 19), 0);
+    cr_assert_eq(cfi_fde_index(two, 2, 20), 1);
+}
