@@ -38,10 +38,18 @@ static int back_entries(uint32_t n)
     return 0;
 }
 
+/* The modules loaded now (n) and the loader's count of loads and unloads so far (count). */
+struct census {
+    uint32_t n;
+    unsigned long long loads;
+};
+
 static int count(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-    (void)info, (void)size;
-    ++*(uint32_t *)ctx;
+    (void)size;
+    struct census *c = ctx;
+    c->n++;
+    c->loads = info->dlpi_adds + info->dlpi_subs;
     return 0;
 }
 
@@ -85,8 +93,10 @@ void modules_record(void)
         exe[n > 0 ? n : 0] = 0;
         h->modules = (uint64_t)(uintptr_t)list;
     }
-    uint32_t n = 0; /* the modules loaded now: the entries they need backed at once */
-    dl_iterate_phdr(count, &n);
-    back_entries(n);
-    dl_iterate_phdr(visit, h);
+    static unsigned long long recorded = ~0ull; /* the loader's count when last all recorded */
+    struct census c = {0, 0};
+    dl_iterate_phdr(count, &c);
+    if (c.loads == recorded) return; /* nothing loaded since */
+    back_entries(c.n);               /* the entries the modules loaded now need, backed at once */
+    if (dl_iterate_phdr(visit, h) == 0) recorded = c.loads;
 }

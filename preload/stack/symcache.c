@@ -36,6 +36,7 @@ struct slot {
 
 struct symcache_module {
     uintptr_t lo, hi, bias;
+    const Elf64_Ehdr *ehdr; /* its ELF header as mapped (the segment at file offset 0), or NULL */
     unsigned char id[MAX_BUILD_ID];
     size_t idlen;
     char *name;   /* the loader's name; "" for the program */
@@ -95,6 +96,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
             if (info->dlpi_addr + ph->p_vaddr < m.lo) m.lo = info->dlpi_addr + ph->p_vaddr;
             if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > m.hi)
                 m.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            if (ph->p_offset == 0) m.ehdr = (const Elf64_Ehdr *)(info->dlpi_addr + ph->p_vaddr);
         } else if (ph->p_type == PT_NOTE && !m.idlen) {
             m.idlen = note_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
                                     ph->p_filesz, ph->p_align == 8 ? 8 : 4, m.id);
@@ -191,35 +193,63 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return pread(fd, p, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-/* The .gnu_debuglink name of the ELF file open on fd into link; 0 if it has none. */
-static int debuglink(int fd, char *link, size_t cap)
+#define SHDR_LEAD 4096 /* bytes before the section headers read with them */
+
+/* [off, off + n) of the file, from buf (the file's bytes from `from`, len of them) when it holds
+ * them, else read into *own (freed by the caller); NULL if it cannot be read. */
+static const char *bytes_at(const unsigned char *buf, uint64_t from, size_t len, uint64_t off,
+                            size_t n, int fd, char **own)
+{
+    if (off >= from && off - from <= len && n <= len - (off - from))
+        return (const char *)buf + (off - from);
+    if (n > (1u << 20) || !(*own = malloc(n)) || read_at(fd, *own, n, off) != 0) return NULL;
+    return *own;
+}
+
+/* The .gnu_debuglink name of the ELF file open on fd into link; 0 if it has none. Its header is
+ * mem (the module's as mapped) when not NULL. The section headers are read with the SHDR_LEAD
+ * bytes before them, where linkers and objcopy put the section names and the debug link: one
+ * read, where a read each took three system calls. */
+static int debuglink(int fd, const Elf64_Ehdr *mem, char *link, size_t cap)
 {
     Elf64_Ehdr eh;
-    if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-        eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum)
+    if (mem)
+        eh = *mem;
+    else if (read_at(fd, &eh, sizeof eh, 0) != 0)
         return 0;
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum > 4096 ||
+        eh.e_shstrndx >= eh.e_shnum)
+        return 0;
+    uint64_t from = eh.e_shoff > SHDR_LEAD ? eh.e_shoff - SHDR_LEAD : 0;
+    size_t len = (size_t)(eh.e_shoff - from) + eh.e_shnum * sizeof(Elf64_Shdr);
+    unsigned char *buf = malloc(len);
     Elf64_Shdr *sh = malloc(eh.e_shnum * sizeof *sh);
-    char *names = NULL;
+    char *names_own = NULL, *link_own = NULL;
     int found = 0;
-    if (!sh || read_at(fd, sh, eh.e_shnum * sizeof *sh, eh.e_shoff) != 0) goto out;
+    if (!buf || !sh || read_at(fd, buf, len, from) != 0) goto out;
+    memcpy(sh, buf + (eh.e_shoff - from), eh.e_shnum * sizeof *sh); /* (aligned) */
     const Elf64_Shdr *ns = &sh[eh.e_shstrndx];
-    if (ns->sh_size == 0 || ns->sh_size > (1u << 20) || !(names = malloc(ns->sh_size + 1)) ||
-        read_at(fd, names, ns->sh_size, ns->sh_offset) != 0)
-        goto out;
-    names[ns->sh_size] = 0;
+    const char *names =
+        ns->sh_size ? bytes_at(buf, from, len, ns->sh_offset, ns->sh_size, fd, &names_own) : NULL;
+    if (!names) goto out;
     for (size_t i = 0; i < eh.e_shnum && !found; i++) {
-        if (sh[i].sh_name >= ns->sh_size || strcmp(names + sh[i].sh_name, ".gnu_debuglink") != 0 ||
-            sh[i].sh_size < 2)
+        static const char want[] = ".gnu_debuglink"; /* compared with its NUL */
+        if (sh[i].sh_name >= ns->sh_size || ns->sh_size - sh[i].sh_name < sizeof want ||
+            memcmp(names + sh[i].sh_name, want, sizeof want) != 0 || sh[i].sh_size < 2)
             continue;
         size_t n = sh[i].sh_size < cap ? sh[i].sh_size : cap - 1;
-        if (read_at(fd, link, n, sh[i].sh_offset) != 0) break;
+        const char *at = bytes_at(buf, from, len, sh[i].sh_offset, n, fd, &link_own);
+        if (!at) break;
+        memcpy(link, at, n);
         link[n] = 0;
         found = link[0] != 0 && strlen(link) < n;
     }
 out:
-    free(names);
+    free(link_own);
+    free(names_own);
     free(sh);
+    free(buf);
     return found;
 }
 
@@ -251,7 +281,7 @@ static uint64_t debug_state(struct symcache_module *m, const char *hex)
     h = mix_file(h, p);
     int fd = open_brief(open_name(m));
     if (fd < 0) return h;
-    int has = debuglink(fd, link, sizeof link);
+    int has = debuglink(fd, m->ehdr, link, sizeof link);
     REAL(close)(fd);
     if (!has || strchr(link, '/')) return h;
     const char *file = real_path(m) ? m->path : open_name(m);
