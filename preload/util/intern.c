@@ -1,14 +1,15 @@
 /* intern.c: lock-free append-only hash set with dense ids. See intern.h for the invariants.
  * Layout: an mmap'd slot array in levels (intern.h; open addressing, linear probing), entries
  * indexed by id in segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the
- * key bytes; the entries and chunks come from the live file's tables region (util/arena.h: a killed
- * process's tables are read back), the slots, which only lookups need, are private. Insert claims
- * an empty slot by CAS with (tag << 32), takes the next id, copies the key, fills entries[id], then
- * publishes (tag << 32 | id) with a release store; readers acquire the slot before reading the
- * entry. A mark word holds gen + 1, so a fresh (zero) word never reads as generation 0. An insert
- * records the slot it claims before the claim (claim_begin) and clears the record after publishing
- * (claim_end): a forked child, which sees a prefix of each parent thread's writes, sees the record
- * of every claim it sees. Every set is listed (sets[]) for that repair. */
+ * key bytes (the segment table, a first chunk of one page and the first segment are one block:
+ * first_block); the entries and chunks come from the live file's tables region (util/arena.h: a
+ * killed process's tables are read back), the slots, which only lookups need, are private. Insert
+ * claims an empty slot by CAS with (tag << 32), takes the next id, copies the key, fills
+ * entries[id], then publishes (tag << 32 | id) with a release store; readers acquire the slot
+ * before reading the entry. A mark word holds gen + 1, so a fresh (zero) word never reads as
+ * generation 0. An insert records the slot it claims before the claim (claim_begin) and clears the
+ * record after publishing (claim_end): a forked child, which sees a prefix of each parent thread's
+ * writes, sees the record of every claim it sees. Every set is listed (sets[]) for that repair. */
 #include "intern.h"
 
 #include "arena.h"
@@ -125,6 +126,24 @@ void intern_publish(const struct intern_set *s, struct gt_live_set *out)
     out->segs = (uint64_t)(uintptr_t)s->segs;
 }
 
+/* The set's first block of the live file, whose first pages one system call backs (every set
+ * stores a few keys soon): the segment table, a first chunk of key bytes of one page (the next
+ * ones are CHUNK_SIZE) and the first segment of entries. Its chunk, or NULL. */
+static struct intern_chunk *first_block(struct intern_set *s)
+{
+    size_t table = (s->nsegs * sizeof *s->segs + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    size_t seg = SEG_IDS * sizeof(struct intern_entry);
+    unsigned char *b = arena_alloc(ARENA_TABLES, table + GT_PAGE + seg, table + 2 * GT_PAGE);
+    if (!b) return NULL;
+    s->segs = (void *)b;
+    struct intern_chunk *c = (struct intern_chunk *)(b + table);
+    c->size = c->backed = GT_PAGE - sizeof *c;
+    atomic_store_explicit(&s->segs[0], (struct intern_entry *)(b + table + GT_PAGE),
+                          memory_order_release);
+    atomic_store_explicit(&s->backed[0], 1, memory_order_release); /* its first page */
+    return c;
+}
+
 int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
 {
     memset(s, 0, sizeof *s);
@@ -139,9 +158,8 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     s->nsegs = s->max_ids / SEG_IDS + 1;
     if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / GT_PAGE > INTERN_PAGE_WORDS * 64)
         return -1; /* more entry pages than backed[] has bits for */
-    s->segs = arena_alloc(ARENA_TABLES, s->nsegs * sizeof *s->segs, s->nsegs * sizeof *s->segs);
-    struct intern_chunk *c = chunk_new();
-    if (!s->slots || !s->segs || !c) return -1;
+    struct intern_chunk *c = first_block(s);
+    if (!s->slots || !c) return -1;
     gt_touch_pages(s->slots, sizeof *s->slots << s->first_log); /* every lookup probes it */
     atomic_store_explicit(&s->chunk, c, memory_order_release);
     int listed = 0;
