@@ -82,6 +82,13 @@ static int visit(struct dl_phdr_info *info, size_t size, void *ctx)
     return 0;
 }
 
+const char *modules_program(void)
+{
+    static const char deleted[] = " (deleted)";
+    size_t n = strlen(exe), d = sizeof deleted - 1;
+    return exe[0] == '/' && !(n > d && strcmp(exe + n - d, deleted) == 0) ? exe : NULL;
+}
+
 void modules_record(void)
 {
     struct gt_live_head *h = arena_head();

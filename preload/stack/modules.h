@@ -10,4 +10,8 @@
 #define GOTRACE_MODULES_H
 
 void modules_record(void);
+/* The program's file as /proc/self/exe named it at the first modules_record, or NULL (not
+ * recorded: no live file, or the name is not a file's any more). Another file may have replaced
+ * it since: the caller that opens it reads a file, not the mapped code. */
+const char *modules_program(void);
 #endif
