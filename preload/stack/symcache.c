@@ -354,6 +354,26 @@ static void index_lines(struct symcache_module *m, size_t len)
     }
 }
 
+/* The file open on fd, read whole into *buf (NUL-terminated: freed by the caller) by reads of a
+ * growing buffer until one comes back short (no fstat: a system call less); its length. *buf is
+ * NULL when it is larger than MAX_FILE_BYTES or memory ran out. */
+static size_t read_whole(int fd, char **buf)
+{
+    size_t len = 0, cap = 16u << 10;
+    char *b = malloc(cap + 1);
+    for (ssize_t k; b && (k = pread(fd, b + len, cap - len, (off_t)len)) > 0;) {
+        len += (size_t)k;
+        if (len < cap) break; /* the end (a line being appended meanwhile is cut: skipped) */
+        char *grown = cap < MAX_FILE_BYTES ? realloc(b, 4 * cap + 1) : NULL;
+        if (!grown) free(b);
+        b = grown;
+        cap *= 4;
+    }
+    if (b) b[len] = 0;
+    *buf = b;
+    return len;
+}
+
 static void load(struct symcache_module *m)
 {
     m->loaded = 1;
@@ -371,18 +391,12 @@ static void load(struct symcache_module *m)
     m->writable = 1;
     int fd = open_brief(m->file); /* read with pread: never a stream's data */
     if (fd < 0) return;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size > MAX_FILE_BYTES ||
-        !(m->buf = malloc((size_t)st.st_size + 1))) {
-        m->writable = 0;
-        REAL(close)(fd);
+    size_t len = read_whole(fd, &m->buf);
+    REAL(close)(fd);
+    if (!m->buf) {
+        m->writable = 0; /* too big, or no memory */
         return;
     }
-    size_t len = 0;
-    for (ssize_t k; len < (size_t)st.st_size; len += (size_t)k)
-        if ((k = pread(fd, m->buf + len, (size_t)st.st_size - len, (off_t)len)) <= 0) break;
-    REAL(close)(fd);
-    m->buf[len] = 0;
     m->size = len;
     index_lines(m, len);
 }

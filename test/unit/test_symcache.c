@@ -116,3 +116,29 @@ Test(symcache, object_names, .init = init, .fini = fini)
     cr_assert_eq(symcache_get_data(m, a, buf, 7), 6, "cut to the buffer");
     cr_assert_str_eq(buf, "object");
 }
+
+/* A file of several read sizes (the reader's buffer starts at 16 KiB and grows): every line comes
+ * back, the last as well as the first. */
+Test(symcache, a_large_file_is_read_whole, .init = init, .fini = fini)
+{
+    uintptr_t pc = (uintptr_t)&here + 3;
+    struct symcache_module *m = symcache_module(pc - 1);
+    cr_assert_not_null(m);
+    enum { N = 1500 }; /* about 100 KB of lines */
+    char name[80];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "function_%04d_with_a_name_long_enough_to_fill_lines", i);
+        struct sym_frame f = {pc + 16 * (uintptr_t)i, str_intern_cstr(name), 0, 0};
+        symcache_put(m, pc + 16 * (uintptr_t)i, &f, 1, 1, 0);
+    }
+    symcache_forget();
+    m = symcache_module(pc - 1);
+    cr_assert_not_null(m);
+    struct sym_frame out[1];
+    uint32_t rt = 0;
+    for (int i = 0; i < N; i += N - 1) {
+        cr_assert_eq(symcache_get(m, pc + 16 * (uintptr_t)i, out, 1, &rt), 1, "line %d", i);
+        snprintf(name, sizeof name, "function_%04d_with_a_name_long_enough_to_fill_lines", i);
+        cr_assert_str_eq(str(out[0].func_str), name);
+    }
+}
