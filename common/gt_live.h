@@ -29,7 +29,7 @@
 #define GT_LIVE_PREFIX "gotrace."
 #define GT_LIVE_SUFFIX ".live"
 #define GT_LIVE_MAGIC "GTLIVE01"
-#define GT_LIVE_VERSION 1u
+#define GT_LIVE_VERSION 2u
 #define GT_LIVE_HEAD_BYTES 16384ull
 #define GT_LIVE_TABLES (128ull << 20) /* the tables region ends here */
 #define GT_LIVE_SIZE (1ull << 30)     /* the reserved range (sparse file) */
@@ -40,14 +40,22 @@
 enum { GT_LIVE_RUNNING = 1, GT_LIVE_COMPLETE = 2 };
 
 /* A process's start time (clock ticks since boot) in the NUL-terminated text of its
- * /proc/<pid>/stat (field 22), 0 if it is not there: with the pid, it names a process (the
- * head's start_ticks; an exec keeps both). */
+ * /proc/<pid>/stat (field 22), 0 if it is not there. */
 static inline uint64_t gt_live_start_ticks(const char *stat)
 {
     const char *p = strrchr(stat, ')'); /* fields count from after the command name */
     for (int field = 2; p && field < 22; field++)
         p = strchr(p + 1, ' ');
     return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* Whether the process now running with a head's pid, which started at start_ticks (of tick_ns
+ * nanoseconds each), is the head's: the one whose tracer began at began_ns (CLOCK_BOOTTIME)
+ * started no later (an exec keeps the pid and the start), and one that reused the pid started
+ * after that one ended. (Both in the same 10 ms tick would need the pid reused that fast.) */
+static inline int gt_live_same_process(uint64_t start_ticks, uint64_t tick_ns, uint64_t began_ns)
+{
+    return start_ticks * tick_ns <= began_ns;
 }
 
 /* A sync object's name in the string table, until the flusher renders it (syncobj.c): the
@@ -92,7 +100,7 @@ struct gt_live_head {
     uint32_t version, head_bytes; /* arena.c */
     uint64_t base, size;          /* arena.c: the address of offset 0; bytes reserved */
     int64_t pid;                  /* arena.c */
-    uint64_t start_ticks;         /* arena.c: /proc/<pid>/stat's start time (a reused pid) */
+    uint64_t began_ns;            /* arena.c: CLOCK_BOOTTIME at the tracer's start (a reused pid) */
     uint32_t state;               /* arena.c: GT_LIVE_RUNNING, GT_LIVE_COMPLETE */
     uint32_t lost;                /* arena.c: memory ran out in the file (some state is not) */
     uint64_t ticks_per_sec;       /* arena.c: the trace's time unit */

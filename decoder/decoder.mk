@@ -10,7 +10,7 @@ DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon -Idecoder -Ipreload/stack $(DW_CFLAG
 # recover symbolizes with libdw and demangles with the tracer's own demangler (one source).
 DECODER_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw) -l:libiberty.a -lm
 
-$(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) common/go_wire.h | $(BUILD)
+$(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) $(wildcard common/*.h) | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(DECODER_CFLAGS) -c $< -o $@
 
@@ -42,7 +42,7 @@ install: $(BUILD)/libgotrace.so $(BUILD)/gotrace
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_decoder
-$(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h) common/go_wire.h
+$(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -Icommon -Idecoder -Ipreload/stack $(DW_CFLAGS) \

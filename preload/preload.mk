@@ -32,7 +32,7 @@ PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-mode
 # cannot walk (only their headers are needed to build).
 PRELOAD_LIBS  := -l:libiberty.a -Wl,--exclude-libs,libiberty.a -ldl -lpthread
 
-$(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) common/go_wire.h | $(BUILD)
+$(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) $(wildcard common/*.h) | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) $(call preload_incs,$(patsubst %/,%,$(dir $*))) $(if $(filter $<,$(EXTRA_CFLAGS_SKIP)),,$(EXTRA_CFLAGS)) -c $< -o $@
 

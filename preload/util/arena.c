@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -45,7 +46,16 @@ int arena_allocated(const void *p)
     return off < A.used[off >= GT_LIVE_TABLES];
 }
 
-/* This process's start time (gt_live.h), 0 if unknown. */
+/* Now, CLOCK_BOOTTIME: a head's began_ns (gt_live.h). */
+static uint64_t boot_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_BOOTTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* This process's start time in clock ticks (gt_live.h), 0 if unknown: read from /proc (35 us
+ * here) only to tell whether an existing file is our own image's. */
 static uint64_t start_ticks(void)
 {
     char buf[1024];
@@ -59,16 +69,19 @@ static uint64_t start_ticks(void)
 }
 
 /* What an existing file at path is to us: 1 ours to replace (our own image's, before an exec:
- * same pid and start), 0 someone else's (keep it). */
-static int replaceable(const char *path, uint64_t ticks)
+ * same pid, begun since this process started), 0 someone else's (keep it). */
+static int replaceable(const char *path)
 {
     struct gt_live_head h;
     int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     ssize_t n = REAL(pread)(fd, &h, sizeof h, 0);
     REAL(close)(fd);
-    return n == (ssize_t)sizeof h && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 &&
-           h.pid == (int64_t)getpid() && h.start_ticks == ticks;
+    long hz = sysconf(_SC_CLK_TCK);
+    uint64_t ticks = n == (ssize_t)sizeof h && h.pid == (int64_t)getpid() ? start_ticks() : 0;
+    return ticks && hz > 0 && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 &&
+           h.version == GT_LIVE_VERSION &&
+           gt_live_same_process(ticks, 1000000000ull / (uint64_t)hz, h.began_ns);
 }
 
 #define NAMES 8 /* names a process tries: gotrace.<pid>.live, then .<pid>-<k>. */
@@ -84,12 +97,12 @@ static void name_file(char *path, size_t size, pid_t pid, int k)
 
 /* Creates this process's file (gotrace.<pid>.live, or .<pid>-<k>. when a dead process with our
  * pid left one to recover); its descriptor, or -1. */
-static int create_file(uint64_t ticks)
+static int create_file(void)
 {
     for (int k = 0; k < NAMES; k++) {
         name_file(A.path, sizeof A.path, getpid(), k);
         int fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == EEXIST && replaceable(A.path, ticks) && unlink(A.path) == 0)
+        if (fd < 0 && errno == EEXIST && replaceable(A.path) && unlink(A.path) == 0)
             fd = REAL(open)(A.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             if (ftruncate(fd, (off_t)GT_LIVE_SIZE) == 0) return fd;
@@ -115,7 +128,7 @@ static uint8_t *map_file(int fd, uint8_t *at)
     return m == MAP_FAILED ? NULL : m;
 }
 
-static void head_init(struct gt_live_head *h, uint64_t ticks)
+static void head_init(struct gt_live_head *h, uint64_t began)
 {
     memcpy(h->magic, GT_LIVE_MAGIC, 8);
     h->version = GT_LIVE_VERSION;
@@ -123,7 +136,7 @@ static void head_init(struct gt_live_head *h, uint64_t ticks)
     h->base = (uint64_t)(uintptr_t)A.base;
     h->size = GT_LIVE_SIZE;
     h->pid = getpid();
-    h->start_ticks = ticks;
+    h->began_ns = began;
     h->ticks_per_sec = GT_TICKS_PER_SEC;
     h->state = GT_LIVE_RUNNING;
 }
@@ -136,8 +149,8 @@ int arena_init(void)
                  "the program's");
         return -1;
     }
-    uint64_t ticks = start_ticks();
-    int fd = create_file(ticks);
+    uint64_t began = boot_ns();
+    int fd = create_file();
     if (fd < 0) {
         gt_debug("no live file in %s (%s): a killed run cannot be recovered", GT_LIVE_DIR,
                  strerror(errno));
@@ -152,7 +165,7 @@ int arena_init(void)
         return -1;
     }
     A.base = m;
-    head_init(arena_head(), ticks);
+    head_init(arena_head(), began);
     gt_debug("live file %s", A.path);
     return 0;
 }
@@ -298,13 +311,13 @@ void arena_fork_child(void)
     if (!A.base) return;
     char parent[sizeof A.path];
     memcpy(parent, A.path, sizeof parent);
-    uint64_t ticks = start_ticks();
-    int fd = create_file(ticks);
+    uint64_t began = boot_ns();
+    int fd = create_file();
     uint64_t keep = A.used[ARENA_TABLES];
     if (fd >= 0 && copy_tables(parent, fd, keep) == 0 && map_file(fd, A.base)) {
         REAL(close)(fd);
         A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
-        head_init(arena_head(), ticks);
+        head_init(arena_head(), began);
         return;
     }
     /* No file of its own: the parent's must not be written; the child's state moves to

@@ -1,15 +1,18 @@
 /* test_decoder_core.c: unit tests of the decoder's building blocks: uvarints (Go's rules),
- * the hash map (including backward-shift deletion), error formatting, and the reader and
- * ordering engine on hand-built byte traces. Invariant: each test builds its own input. */
+ * the hash map (including backward-shift deletion), error formatting, the reader and
+ * ordering engine on hand-built byte traces, and whether a live file's process still runs.
+ * Invariant: each test builds its own input. */
 #include <criterion/criterion.h>
 
 #include "decode.h"
 #include "hmap.h"
 #include "input.h"
+#include "live.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 Test(decoder_uvarint, go_rules)
@@ -217,4 +220,23 @@ Test(decoder_reader, generation_memory_cap)
     cr_assert_eq(gd_dec_next(&d, &e), -1);
     cr_assert(strstr(d.err.msg, "max-gen-mem"), "%s", d.err.msg);
     gd_dec_close(&d);
+}
+
+/* A live file's process is running when a process with its pid runs that started no later than
+ * the file's tracer began (gt_live.h): this test's own pid with a head begun now is running; the
+ * same pid with a head begun before this process started is a dead process's (the pid reused);
+ * a pid that no process has is not running. */
+Test(live, a_pid_runs_the_file_only_if_it_started_before_the_tracer)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    struct gt_live_head h = {
+        .pid = getpid(), .began_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec};
+    struct gd_live l = {.h = &h};
+    cr_assert(gd_live_running(&l), "this process, begun now");
+    h.began_ns = 1; /* long before this process started */
+    cr_assert_not(gd_live_running(&l), "a pid reused since");
+    h.pid = 0x7ffffff0; /* above any pid_max */
+    h.began_ns = (uint64_t)now.tv_sec * 1000000000ull;
+    cr_assert_not(gd_live_running(&l), "no such process");
 }
