@@ -23,6 +23,7 @@
 #include "dwlazy.h" /* after the elfutils headers: their functions through dlopen */
 
 #include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -375,8 +376,6 @@ static int runtime_file(const char *file)
             strncmp(file, "library/alloc/", 14) == 0);
 }
 
-/* Whether mod is this library: its frames are shown as the hook only (the interposed
- * function the program called), never the tracer's inlined helpers. */
 /* Whether this code is a library of its own (whatever its file's name), not linked into the
  * program (the unit tests link the core archive): the object holding it does not hold the
  * entry point. The same for the whole process: asked once. */
@@ -395,6 +394,8 @@ static int tracer_is_library(void)
     return k == 2;
 }
 
+/* Whether mod is this library: its frames are shown as the hook only (the interposed
+ * function the program called), never the tracer's inlined helpers. */
 static int own_module(Dwfl_Module *mod)
 {
     Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
@@ -619,9 +620,36 @@ static int resolve_dwfl(uintptr_t pc, struct sym_frame *out, uint32_t *runtime, 
     return 1;
 }
 
-/* The frames of pc: from the symbol cache, else resolved (and then cached). */
+/* A pc in this library's code that an exported function holds (a hook: the leaf of every
+ * stack of a blocking call) named as own_module names it, from the loader's symbols: no symbol
+ * cache file or ELF file of the tracer's is read at exit for it. 0 for any other pc, and for a
+ * static helper or a function's .cold part here (resolved as usual). */
+static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
+{
+    static uintptr_t lo, hi; /* this object's range, once */
+    struct dl_find_object self;
+    if (!hi && _dl_find_object((void *)&sym_init, &self) == 0) {
+        lo = (uintptr_t)self.dlfo_map_start;
+        hi = (uintptr_t)self.dlfo_map_end;
+    }
+    uintptr_t addr = pc - 1;
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (addr < lo || addr >= hi || !tracer_is_library() ||
+        !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_sname ||
+        ELF64_ST_TYPE(sym->st_info) != STT_FUNC || addr < (uintptr_t)info.dli_saddr ||
+        addr - (uintptr_t)info.dli_saddr >= sym->st_size)
+        return 0;
+    *out = (struct sym_frame){pc, str_intern_cstr(info.dli_sname), 0, 0};
+    *runtime = 1; /* runtime_module: this tracer */
+    return 1;
+}
+
+/* The frames of pc: this library's own, from the symbol cache, else resolved (and then
+ * cached). */
 static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
 {
+    if (own_frame(pc, out, runtime)) return 1;
     struct symcache_module *cm = symcache_module(pc ? pc - 1 : 0);
     int n = cm ? symcache_get(cm, pc, out, SYM_MAX_FRAMES, runtime) : 0, modpath = 0;
     if (n > 0) return n;
