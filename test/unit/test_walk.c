@@ -382,23 +382,18 @@ Test(cfi, this_function_has_a_plain_rule)
     cr_assert(r.kind == CFI_CFA_SP || r.kind == CFI_CFA_BP);
 }
 
-/* The last index whose location is <= rel, by a plain binary search (what cfi_rule_for did). */
-static uint64_t halving(const int32_t *t, uint64_t count, intptr_t rel)
+/* The last index whose location is <= rel, by a scan from the end (the obvious answer). */
+static uint64_t scan(const int32_t *t, uint64_t count, intptr_t rel)
 {
-    uint64_t lo = 0, hi = count;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (t[2 * mid] <= rel)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    uint64_t i = count - 1;
+    while (i > 0 && t[2 * i] > rel)
+        i--;
+    return i;
 }
 
-/* Every location of a table from t[0] to past its end, against the binary search: evenly
+/* Around every location of a table, and past its end, against a scan: evenly
  * spread, bunched at one end (interpolation guesses far off), with repeats, 1 and 2 entries. */
-Test(cfi, the_fde_search_finds_what_a_binary_search_finds)
+Test(cfi, the_fde_search_finds_the_last_entry_at_or_below)
 {
     enum { N = 3000 };
     static int32_t t[2 * N];
@@ -412,9 +407,14 @@ Test(cfi, the_fde_search_finds_what_a_binary_search_finds)
                   : shape == 1 ? (int32_t)(i * i / 300 + 1)
                                : (int32_t)(i % 3 == 0) * 5;
         }
-        for (intptr_t rel = t[0]; rel <= t[2 * (count - 1)] + 50; rel++)
-            cr_assert_eq(cfi_fde_index(t, count, rel), halving(t, count, rel),
-                         "shape %d, location %ld", shape, (long)rel);
+        for (uint64_t i = 0; i < count; i++) { /* each location, its neighbours, midway on */
+            intptr_t next = i + 1 < count ? t[2 * (i + 1)] : t[2 * i] + 100;
+            intptr_t rel[4] = {t[2 * i] - 1, t[2 * i], t[2 * i] + 1, (t[2 * i] + next) / 2};
+            for (int k = 0; k < 4; k++)
+                if (rel[k] >= t[0])
+                    cr_assert_eq(cfi_fde_index(t, count, rel[k]), scan(t, count, rel[k]),
+                                 "shape %d, location %ld", shape, (long)rel[k]);
+        }
     }
     int32_t two[4] = {10, 0, 20, 1};
     cr_assert_eq(cfi_fde_index(two, 2, 10), 0);
