@@ -383,10 +383,11 @@ static int tracer_is_library(void)
 {
     static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
     int k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (!k) {
-        Dl_info lib, prog;
-        k = dladdr((void *)&sym_init, &lib) && dladdr((void *)getauxval(AT_ENTRY), &prog) &&
-                    lib.dli_fbase != prog.dli_fbase
+    if (!k) { /* (dladdr would also scan the objects' symbols: 0.8 M instructions in cc1) */
+        struct dl_find_object lib, prog;
+        k = _dl_find_object((void *)&sym_init, &lib) == 0 &&
+                    _dl_find_object((void *)getauxval(AT_ENTRY), &prog) == 0 &&
+                    lib.dlfo_map_start != prog.dlfo_map_start
                 ? 2
                 : 1;
         atomic_store_explicit(&known, k, memory_order_relaxed);
