@@ -400,8 +400,9 @@ struct cfi_rule cfi_rule_from_fde(const unsigned char *fde, uintptr_t pc)
     return rule_of(&s, &c);
 }
 
-/* From the interpolation guess, steps of 1, 2, 4, ... up (dir 1) or down (-1) until one passes
- * rel: [*lo, *hi) then holds the answer, t[*lo] <= rel < t[*hi] (t[count]: past every rel). */
+/* From the interpolation guess g, steps of 1, 2, 4, ... up or down (whichever side of rel t[g]
+ * is on) until one passes rel: [*lo, *hi) then holds the answer, t[*lo] <= rel < t[*hi]
+ * (t[count]: past every rel). */
 static void bracket(const int32_t *t, uint64_t count, intptr_t rel, uint64_t g, uint64_t *lo,
                     uint64_t *hi)
 {

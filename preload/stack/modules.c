@@ -38,7 +38,7 @@ static int back_entries(uint32_t n)
     return 0;
 }
 
-/* The modules loaded now (n) and the loader's count of loads and unloads so far (count). */
+/* The modules loaded now (n) and the loader's count of loads and unloads so far (loads). */
 struct census {
     uint32_t n;
     unsigned long long loads;

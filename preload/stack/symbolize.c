@@ -23,8 +23,8 @@
 #include "dwlazy.h" /* after the elfutils headers: their functions through dlopen */
 
 #include <dlfcn.h>
-#include <link.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
