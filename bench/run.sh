@@ -26,6 +26,8 @@ LIB=${BENCH_LIB:-$top/build/libgotrace.so}
 NOOP="$B/libnoop.so"
 RUNS=${BENCH_RUNS:-5}
 SCALE=${BENCH_SCALE:-1}
+# scaled N: N divided by SCALE, at least 1.
+scaled() { echo $(($1 / SCALE > 0 ? $1 / SCALE : 1)); }
 RESULTS=${BENCH_RESULTS:-$top/bench/RESULTS.md}
 mkdir -p "$B/out"
 log() { echo "bench-tracer: $*" >&2; }
@@ -144,7 +146,7 @@ declare -A T=() RSS=() CPU=() EV=() BYTES=() DT=() DC=()
 for w in "${WORKLOADS[@]}"; do
   IFS='|' read -r name n sn ln desc <<<"$w"
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then continue; fi
-  n=$((n / SCALE > 0 ? n / SCALE : 1))
+  n=$(scaled "$n")
   declare -A times=() rsss=() cpus=()
   log "$name (N=$n): ${RUNS} alternating runs of ${CONFIGS[*]}"
   for ((k = 1; k <= RUNS; k++)); do
@@ -174,7 +176,7 @@ for w in "${WORKLOADS[@]}"; do
   for cfg in "${TOOLS[@]}"; do # at a smaller N, against untraced at the same N
     [ -n "${why_not[$cfg]:-}" ] && continue
     m=$([ "$cfg" = ltrace ] && echo "$ln" || echo "$sn")
-    m=$((m / SCALE > 0 ? m / SCALE : 1))
+    m=$(scaled "$m")
     log "$name: $SLOW_RUNS runs of ${cfg_title[$cfg]} (N=$m), each after an untraced and a gotrace run"
     tt=() tu=() tg=() ct=() cu=() cg=()
     for ((k = 1; k <= SLOW_RUNS; k++)); do
@@ -227,7 +229,8 @@ rounds() {
 # "(CPU F× / G× untraced)": 1 + the same differences over the untraced CPU time (the pipe's target
 # is a ratio).
 insitu() {
-  local w=$1 n=$(($2 / SCALE > 0 ? $2 / SCALE : 1)) per=$3
+  local w=$1 n per=$3
+  n=$(scaled "$2")
   shift 3
   rounds "floor=$B/libfloor.so" "$w" "$n" "$@" |
     awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
@@ -245,7 +248,7 @@ insitu_line+=" $(insitu pipe 300000 2 taskset -c 0), across two $(insitu pipe 30
 # the medians of procbench's paired differences: the contended mutex's target is a ratio, and its
 # 5-run medians move by 0.3× on this machine (4 threads on 2 CPUs: its time follows the scheduler).
 ratios() {
-  rounds "noop=$NOOP" "$1" $(($2 / SCALE > 0 ? $2 / SCALE : 1)) |
+  rounds "noop=$NOOP" "$1" "$(scaled "$2")" |
     awk '$1 == "untraced" { wall = $2; cpu = $6 }
       $1 == "noop" || $1 == "gotrace" { dw[$1] = $5; dc[$1] = $7 }
       END { if (!("gotrace" in dw) || !wall || !cpu) { print "not run"; exit }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GT_LIVE_DIR "/dev/shm"
 #define GT_LIVE_PREFIX "gotrace."
@@ -56,6 +57,13 @@ static inline uint64_t gt_live_start_ticks(const char *stat)
 static inline int gt_live_same_process(uint64_t start_ticks, uint64_t tick_ns, uint64_t began_ns)
 {
     return start_ticks * tick_ns <= began_ns;
+}
+
+/* Nanoseconds a clock tick of /proc/<pid>/stat lasts, 0 if unknown. */
+static inline uint64_t gt_live_tick_ns(void)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? 1000000000ull / (uint64_t)hz : 0;
 }
 
 /* A sync object's name in the string table, until the flusher renders it (syncobj.c): the

@@ -94,9 +94,9 @@ int gd_live_running(const struct gd_live *l)
     long pid = (long)l->h->pid;
     if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) return 0;
     uint64_t t = start_ticks(pid);
-    long hz = sysconf(_SC_CLK_TCK);
-    return t == 0 || hz <= 0 || /* unreadable: assume it is ours */
-           gt_live_same_process(t, 1000000000ull / (uint64_t)hz, l->h->began_ns);
+    uint64_t tick = gt_live_tick_ns();
+    return t == 0 || !tick || /* unreadable: assume it is ours */
+           gt_live_same_process(t, tick, l->h->began_ns);
 }
 
 /* Whether the live file at path is the unfinished one of the trace at trace (the same path, and

@@ -77,11 +77,10 @@ static int replaceable(const char *path)
     if (fd < 0) return 0;
     ssize_t n = REAL(pread)(fd, &h, sizeof h, 0);
     REAL(close)(fd);
-    long hz = sysconf(_SC_CLK_TCK);
     uint64_t ticks = n == (ssize_t)sizeof h && h.pid == (int64_t)getpid() ? start_ticks() : 0;
-    return ticks && hz > 0 && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 &&
-           h.version == GT_LIVE_VERSION &&
-           gt_live_same_process(ticks, 1000000000ull / (uint64_t)hz, h.began_ns);
+    uint64_t tick = gt_live_tick_ns();
+    return ticks && tick && memcmp(h.magic, GT_LIVE_MAGIC, 8) == 0 &&
+           h.version == GT_LIVE_VERSION && gt_live_same_process(ticks, tick, h.began_ns);
 }
 
 #define NAMES 8 /* names a process tries: gotrace.<pid>.live, then .<pid>-<k>. */
