@@ -12,7 +12,9 @@
 # same three commands once more under callgrind and strace -f (when installed): the exact
 # instructions and system calls the tracer adds, which the times cannot resolve on shared CPUs.
 # /bin/true and python once more, alternating under perf (when it can record: where.sh): which
-# modules and functions, the kernel's and the tracer's, the added time goes to. Then `make -j2`
+# modules and functions, the kernel's and the tracer's, the added time goes to. The same single-
+# process commands traced with GOTRACE_DEBUG=1 (bench/process/inside.py): the tracer's own time
+# by part, as it times itself (preload/util/selfcost.h). Then `make -j2`
 # of this repository (a copy of HEAD's tree under build/bench/process/), untraced and traced
 # (warm cache) in alternation, from clean each time.
 # Prints the tables and rewrites the "process" section of bench/RESULTS.md.
@@ -88,6 +90,22 @@ measure $((3 * ROUNDS)) "$(basename "$python") -c pass (libpython ${pysize} MB)"
 # What a fresh Debian 12 machine runs (its libpython is in the binary, without DWARF): steadier.
 if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
     measure $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
+fi
+
+# ---- inside the process: the tracer's own time by part, as it reports it (selfcost.h) ----
+inside_rows=()
+inside() { # inside RUNS LABEL COMMAND...
+    local runs=$1 label=$2 row
+    shift 2
+    fresh_out
+    row=$(cd "$W" && python3 "$top/bench/process/inside.py" "$runs" "$label" "LD_PRELOAD=$LIB" \
+        "$CACHE" -- "$@") && inside_rows+=("$row")
+}
+log "inside the process: the tracer's own time by part"
+inside $((3 * ROUNDS)) "/bin/true" /bin/true
+inside $((3 * ROUNDS)) "$(basename "$python") -c pass" "$python" -c pass
+if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
+    inside $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
 fi
 
 # ---- exact counts: what the time above cannot resolve on shared CPUs ----
@@ -193,6 +211,16 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "| command, time | untraced ms | do-nothing interposer | + its libraries | the same again, minus the first (the noise) | gotrace, warm symbol cache (vs libraries) | the same, GOTRACE_LIVE=0 (vs libraries) | gotrace, no symbol cache (vs libraries) |"
     echo "|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
+    echo
+    echo "The tracer's own time inside the process, as it reports it at exit with \`GOTRACE_DEBUG=1\`"
+    echo "(preload/util/selfcost.h; bench/process/inside.py): medians of that many traced runs, µs. A walk's"
+    echo "time includes its new unwind rules' and its stack-table insert (with the pages it backs); the"
+    echo "final write includes the last stack table's; the last column adds start-up, walks and final write"
+    echo "(the hooks' time on the program's own calls and the kernel's page faults are not in it):"
+    echo
+    echo "| command | start-up | stack walks: n, µs (new unwind rules: n, µs) | live-file pages backed: n, µs | stack tables: n, µs | final write | start-up + walks + final |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${inside_rows[@]}"
     echo
     echo "Exact counts of one run (callgrind: instructions of every process; strace -f: system calls),"
     echo "under the preload of the same libraries and traced with the symbol cache warm:"

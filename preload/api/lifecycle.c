@@ -22,6 +22,7 @@
 #include "pages.h"
 #include "plainlock.h"
 #include "real.h"
+#include "selfcost.h"
 #include "stack.h"
 #include "strtab.h"
 #include "symcache.h"
@@ -177,6 +178,7 @@ void tr_init(void)
 {
     int expected = INIT_NONE;
     if (!atomic_compare_exchange_strong(&init_state, &expected, INIT_RUNNING)) return;
+    uint64_t began = gt_now_ns(); /* the start-up's time (selfcost.h), kept if GOTRACE_DEBUG */
     int saved_errno = errno;
     gt_internal++;
     tracer_pid = getpid();
@@ -185,6 +187,7 @@ void tr_init(void)
     config_defaults(&cfg);
     config_parse(&cfg, env, warn_config);
     gt_log_set_debug(cfg.debug);
+    selfcost_enable(cfg.debug);
     clock_begin(cfg.tsc); /* the TSC's rate is measured over the rest of the start-up */
     fence_init();
     plainlock_lone_begin(__libc_single_threaded);
@@ -222,6 +225,7 @@ void tr_init(void)
 fail:
     arena_complete(); /* nothing to recover: untraced */
 done:
+    selfcost_end(SC_START, cfg.debug ? began : 0, 1);
     gt_internal--;
     atomic_store(&init_state, INIT_DONE);
     errno = saved_errno;
@@ -311,7 +315,12 @@ int tr_flight_dump(void)
 
 void tr_shutdown(void)
 {
-    if (may_flush()) as_tracer(flusher_final);
+    if (!may_flush()) return;
+    uint64_t t0 = selfcost_begin();
+    as_tracer(flusher_final);
+    selfcost_end(SC_FINAL, t0, 1);
+    char line[256];
+    if (t0 && selfcost_format(line, sizeof line) > 0) gt_debug("%s", line);
 }
 
 GOTRACE_API_FN struct gt_thread *tr_current_slow(void)

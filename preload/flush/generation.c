@@ -16,6 +16,7 @@
 #include "log.h"
 #include "modules.h"
 #include "output.h"
+#include "selfcost.h"
 #include "stack.h"
 #include "status.h"
 #include "strtab.h"
@@ -224,9 +225,11 @@ static void write_generation(uint64_t gen)
     }
     so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
     struct visit v = {gen, fg};
+    uint64_t t0 = selfcost_begin();
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);
     stack_foreach_marked(gen, visit_stack, &v);
     enc_struct_end(&G.out);
+    selfcost_end(SC_SYMBOLS, t0, 1);
     enc_struct_begin(&G.out, fg, GO_EV_STRINGS);
     str_foreach_marked(gen, visit_string, &v);
     enc_struct_end(&G.out);

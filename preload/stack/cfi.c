@@ -7,6 +7,8 @@
  * CFI_NO_INFO. */
 #include "cfi.h"
 
+#include "selfcost.h"
+
 #include <dlfcn.h>
 #include <string.h>
 
@@ -436,7 +438,7 @@ uint64_t cfi_fde_index(const int32_t *t, uint64_t count, intptr_t rel)
     return lo;
 }
 
-struct cfi_rule cfi_rule_for(uintptr_t pc)
+static struct cfi_rule rule_for(uintptr_t pc)
 {
     const struct cfi_rule complex = {.kind = CFI_COMPLEX}, none = {.kind = CFI_NO_INFO};
     struct dl_find_object fo;
@@ -452,4 +454,12 @@ struct cfi_rule cfi_rule_for(uintptr_t pc)
     intptr_t rel = (intptr_t)(pc - (uintptr_t)hdr);
     if (rel < table[0]) return none;
     return cfi_rule_from_fde(hdr + table[2 * cfi_fde_index(table, count, rel) + 1], pc);
+}
+
+struct cfi_rule cfi_rule_for(uintptr_t pc)
+{
+    uint64_t t0 = selfcost_begin();
+    struct cfi_rule r = rule_for(pc);
+    selfcost_end(SC_RULE, t0, 1);
+    return r;
 }

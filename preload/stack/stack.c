@@ -12,6 +12,7 @@
 #include "go_wire.h"
 #include "intern.h"
 #include "log.h"
+#include "selfcost.h"
 #include "walk.h"
 
 #include <dlfcn.h>
@@ -232,6 +233,7 @@ capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
     struct walk_limit lim = {depth + SLACK, depth, (uintptr_t)__start_gotrace_api,
                              (uintptr_t)__stop_gotrace_api};
+    uint64_t t0 = selfcost_begin();
     int n = walk_here(pcs, lim, memo ? &memo->scratch : NULL);
     int fast = n >= 0;
     if (!fast) {
@@ -246,6 +248,7 @@ capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
     if (fast && memo) memo_keep(memo, end, id, cfa, bp, ra);
     struct stack_thread *st = self_of ? self_of() : NULL;
     if (id && st) note_stack(st, id);
+    selfcost_end(SC_WALK, t0, 1);
     return id;
 }
 

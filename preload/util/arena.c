@@ -5,6 +5,7 @@
 #include "log.h"
 #include "pages.h"
 #include "real.h"
+#include "selfcost.h"
 #include "spinlock.h"
 
 #include <errno.h>
@@ -116,7 +117,10 @@ static int create_file(void)
 
 static int back(uint8_t *p, size_t size)
 {
-    return madvise(p, size, MADV_POPULATE_WRITE);
+    uint64_t t0 = selfcost_begin();
+    int r = madvise(p, size, MADV_POPULATE_WRITE);
+    selfcost_end(SC_BACK, t0, size / GT_PAGE);
+    return r;
 }
 
 /* Maps fd over the whole range (at base if given); the range, or NULL. */

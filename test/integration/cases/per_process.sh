@@ -1,6 +1,7 @@
 # per_process: what the tracer's tables cost a short process (issue 20). short_process
-# initializes 1000 mutexes and writes from 300 distinct stacks, then exits: traced, its trace
-# is valid with its 300 writes, and it takes at most 400 minor page faults more than untraced
+# initializes 1000 mutexes and writes at 300 recursion depths (32 distinct stacks once cut to
+# the default 32 frames), then exits: traced, its trace is valid with its 300 writes; with
+# GOTRACE_DEBUG=1 (only then) it prints the tracer's own time by part, every part counted; and it takes at most 400 minor page faults more than untraced
 # (a page fault costs 2-4 us on the CI machines). Measured: about 146 more; 1,620 more when the
 # string, stack, unwind-rule and sync-object tables were flat arrays touched at random (one
 # page per new key), 1,300 of them even with GOTRACE_DISABLE=1 (the sync-object table). And
@@ -32,6 +33,32 @@ assert_eq "$(cat "$RUN_OUT")" "done" "output"
 validate "$RUN_TRACE"
 assert_eq "$("$GT_BUILD/gotrace" summary "$RUN_TRACE" | awk '$1 == "TOTAL" { print $(NF - 1) }')" 302 \
     "system calls (300 writes, open, close)"
+assert_eq "$(grep -c "own time" "$RUN_ERR" || true)" 0 "a cost line without GOTRACE_DEBUG"
+
+# The tracer's own time as it reports it at exit with GOTRACE_DEBUG=1 (util/selfcost.h): each
+# part counted and timed; a walk for each distinct stack of the 302 system calls at least (the
+# first capture of a stack always walks) and one a capture at most.
+trace_run selfcost GOTRACE_DEBUG=1 -- "$prog"
+expect_status selfcost 0
+validate "$RUN_TRACE"
+line=$(grep "own time here" "$RUN_ERR" || true)
+echo "$line"
+[ -n "$line" ] || fail "no cost line with GOTRACE_DEBUG=1"
+read -r start walks t_walk rules t_rules pages t_back tables t_sym t_final extra \
+    <<<"$(echo "$line" | grep -oE '[0-9]+' | tr '\n' ' ')"
+[ -n "$t_final" ] && [ -z "$extra" ] || fail "the cost line has not 10 numbers: $line"
+assert_ge "$start" 1 "start-up time"
+assert_ge "$t_final" 1 "final write time"
+assert_ge "$tables" 2 "stack tables written (the last generation and the end's)"
+assert_ge "$pages" 1 "live-file pages backed"
+if stacks_on; then
+    distinct=$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -oE 'GoSyscallBegin .*stack=[0-9]+' |
+        grep -oE 'stack=[0-9]+$' | sort -u | wc -l)
+    assert_ge "$walks" "$distinct" "stack walks (distinct system call stacks: $distinct)"
+    assert_le "$walks" 302 "stack walks (captures: 302)"
+    assert_ge "$rules" 1 "new unwind rules"
+    assert_ge "$t_walk" "$t_rules" "walk time, its new rules' included"
+fi
 
 if [ -z "$GT_SANITIZER" ]; then
     untraced=$(faults GOTRACE_UNUSED=1 -- "$prog" | tail -n1)
