@@ -101,15 +101,18 @@ int gd_live_running(const struct gd_live *l)
 
 /* Whether the live file at path is the unfinished one of the trace at trace (the same path, and
  * the same file when it exists: an inode is reused once its file is gone), and passes
- * dead_only. */
+ * dead_only. The head's path is absolute but not resolved (symbolic links, ".."): both sides
+ * are compared resolved. */
 static int belongs(const char *path, const char *trace, const struct stat *ts, int dead_only)
 {
     struct gd_live l;
-    char why[128], full[4096];
+    char why[128], full[4096], theirs[sizeof l.h->out_path], resolved[4096];
     if (gd_live_open(&l, path, why, sizeof why) != 0) return 0;
     const char *want = realpath(trace, full) ? full : trace;
+    snprintf(theirs, sizeof theirs, "%.*s", (int)sizeof theirs - 1, l.h->out_path);
+    const char *have = realpath(theirs, resolved) ? resolved : theirs;
     int match =
-        l.h->state == GT_LIVE_RUNNING && strncmp(l.h->out_path, want, sizeof l.h->out_path) == 0 &&
+        l.h->state == GT_LIVE_RUNNING && strcmp(have, want) == 0 &&
         (!ts || (l.h->out_dev == (uint64_t)ts->st_dev && l.h->out_ino == (uint64_t)ts->st_ino));
     if (match && dead_only) match = !gd_live_running(&l);
     gd_live_close(&l);

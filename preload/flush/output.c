@@ -152,6 +152,20 @@ static size_t file_start(uint8_t out[START_MAX], int lazily)
     return at + n;
 }
 
+/* path made absolute into out (cap bytes): as it is if it is, else under the working directory
+ * (not realpath: a readlink for every component, 3-5 us each on a cold path; the recorded
+ * path need only name the file, which recover checks by device and inode); as it is when the
+ * working directory is unknown or the whole would not fit. */
+static void absolute(const char *path, char *out, size_t cap)
+{
+    size_t n;
+    if (path[0] != '/' && getcwd(out, cap) && (n = strlen(out)) + 1 + strlen(path) < cap) {
+        snprintf(out + n, cap - n, "%s%s", out[n - 1] == '/' ? "" : "/", path);
+        return;
+    }
+    snprintf(out, cap, "%s", path);
+}
+
 /* A new file starts as a valid trace with no thread, so a process killed before its first
  * generation leaves a file that reads as empty (and that `gotrace recover` completes); opened
  * lazily, generation 1 follows at once. 0, or -1 with errno. */
@@ -164,7 +178,7 @@ static int begin_file(int lazily)
     struct gt_live_head *h = arena_head();
     if (h) { /* the path may have changed (a file taken by another process); absolute, so that
               * recover finds it from anywhere */
-        if (!realpath(O.path, h->out_path)) snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
+        absolute(O.path, h->out_path, sizeof h->out_path);
         h->out_dev = (uint64_t)O.dev;
         h->out_ino = (uint64_t)O.ino;
     }

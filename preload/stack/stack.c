@@ -22,6 +22,10 @@
 #include <string.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
+/* The stack set's first key bytes: 2 pages, about 30 stacks of 32 frames (Debian's python starts
+ * with 20), backed at start-up with the rest of its first block: a chunk added at run time costs
+ * a populate call, tens of µs cold (docs/cost.md). */
+#define STACK_FIRST_PAGES 2
 
 #define SECTION_BOUNDS(name)                                                                       \
     extern const char __start_##name[] __attribute__((weak, visibility("hidden")));                \
@@ -53,7 +57,7 @@ static int in_section(uintptr_t pc, const char *lo, const char *hi)
 
 int stack_init(int max_depth, int enabled)
 {
-    if (!ready && intern_init(&stacks, "stack", 17) != 0) return -1;
+    if (!ready && intern_init(&stacks, "stack", 17, STACK_FIRST_PAGES) != 0) return -1;
     if (!ready && arena_head()) intern_publish(&stacks, &arena_head()->stacks);
     ready = 1;
     atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed); /* the depth may change */

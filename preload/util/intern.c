@@ -1,11 +1,11 @@
 /* intern.c: lock-free append-only hash set with dense ids. See intern.h for the invariants.
  * Layout: an mmap'd slot array in levels (intern.h; open addressing, linear probing), entries
  * indexed by id in segments of SEG_IDS (allocated as ids reach them), and bump chunks holding the
- * key bytes (the segment table, a first chunk of one page and the first segment are one block:
- * first_block); the entries and chunks come from the live file's tables region (util/arena.h: a
- * killed process's tables are read back), the slots, which only lookups need, are private. Insert
- * claims an empty slot by CAS with (tag << 32), takes the next id, copies the key, fills
- * entries[id], then publishes (tag << 32 | id) with a release store; readers acquire the slot
+ * key bytes (the segment table, a first chunk in the same pages and the first segment are one
+ * block: first_block); the entries and chunks come from the live file's tables region
+ * (util/arena.h: a killed process's tables are read back), the slots, which only lookups need, are
+ * private. Insert claims an empty slot by CAS with (tag << 32), takes the next id, copies the key,
+ * fills entries[id], then publishes (tag << 32 | id) with a release store; readers acquire the slot
  * before reading the entry. A mark word holds gen + 1, so a fresh (zero) word never reads as
  * generation 0. An insert records the slot it claims before the claim (claim_begin) and clears the
  * record after publishing (claim_end): a forked child, which sees a prefix of each parent thread's
@@ -22,6 +22,10 @@
 #include <sys/mman.h>
 
 #define CHUNK_SIZE (64u << 10)
+/* A chunk after the first is backed this far at once: a set that filled its first page goes on
+ * storing (python's start: 65 stacks of 256 bytes), and a populate call at run time costs more
+ * than the pages it backs (docs/cost.md, "The tracer's time, reported by itself"). */
+#define CHUNK_BACKED (16u << 10)
 #define SEG_IDS 1024u
 #define DEAD_ID 0xffffffffu    /* a claimed slot whose insert failed: never matches */
 #define WAIT_SPINS (1u << 10)  /* pause loops before yielding while a slot is being filled */
@@ -54,10 +58,10 @@ static void *map(size_t size)
 
 static struct intern_chunk *chunk_new(void)
 {
-    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, GT_PAGE);
+    struct intern_chunk *c = arena_alloc(ARENA_TABLES, CHUNK_SIZE, CHUNK_BACKED);
     if (c) {
         c->size = CHUNK_SIZE - sizeof *c;
-        c->backed = GT_PAGE - sizeof *c;
+        c->backed = CHUNK_BACKED - sizeof *c;
     }
     return c;
 }
@@ -127,24 +131,26 @@ void intern_publish(const struct intern_set *s, struct gt_live_set *out)
 }
 
 /* The set's first block of the live file, whose first pages one system call backs (every set
- * stores a few keys soon): the segment table, a first chunk of key bytes of one page (the next
- * ones are CHUNK_SIZE) and the first segment of entries. Its chunk, or NULL. */
-static struct intern_chunk *first_block(struct intern_set *s)
+ * stores a few keys soon): the segment table and after it, in the same pages, a first chunk of
+ * key bytes (first_pages pages for both; the next chunks are CHUNK_SIZE), then the first segment
+ * of entries, page-aligned. Its chunk, or NULL. */
+static struct intern_chunk *first_block(struct intern_set *s, unsigned first_pages)
 {
-    size_t table = (s->nsegs * sizeof *s->segs + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    size_t table = s->nsegs * sizeof *s->segs;
+    size_t lead = (table + sizeof(struct intern_chunk) + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    if (lead < first_pages * GT_PAGE) lead = first_pages * GT_PAGE;
     size_t seg = SEG_IDS * sizeof(struct intern_entry);
-    unsigned char *b = arena_alloc(ARENA_TABLES, table + GT_PAGE + seg, table + 2 * GT_PAGE);
+    unsigned char *b = arena_alloc(ARENA_TABLES, lead + seg, lead + GT_PAGE);
     if (!b) return NULL;
     s->segs = (void *)b;
     struct intern_chunk *c = (struct intern_chunk *)(b + table);
-    c->size = c->backed = GT_PAGE - sizeof *c;
-    atomic_store_explicit(&s->segs[0], (struct intern_entry *)(b + table + GT_PAGE),
-                          memory_order_release);
+    c->size = c->backed = lead - table - sizeof *c;
+    atomic_store_explicit(&s->segs[0], (struct intern_entry *)(b + lead), memory_order_release);
     atomic_store_explicit(&s->backed[0], 1, memory_order_release); /* its first page */
     return c;
 }
 
-int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
+int intern_init(struct intern_set *s, const char *name, unsigned log2_slots, unsigned first_pages)
 {
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -158,7 +164,7 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots)
     s->nsegs = s->max_ids / SEG_IDS + 1;
     if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / GT_PAGE > INTERN_PAGE_WORDS * 64)
         return -1; /* more entry pages than backed[] has bits for */
-    struct intern_chunk *c = first_block(s);
+    struct intern_chunk *c = first_block(s, first_pages);
     if (!s->slots || !c) return -1;
     gt_touch_pages(s->slots, sizeof *s->slots << s->first_log); /* every lookup probes it */
     atomic_store_explicit(&s->chunk, c, memory_order_release);

@@ -60,9 +60,10 @@ struct intern_set {
 
 #define INTERN_MAX_SETS 8
 
-/* Set up a set whose last level has 2^log2_slots slots; 0 on success, -1 if mmap fails. Not
- * thread-safe. */
-int intern_init(struct intern_set *s, const char *name, unsigned log2_slots);
+/* Set up a set whose last level has 2^log2_slots slots and whose first key bytes (with its
+ * segment table) take first_pages pages, backed at once (a set of big keys fills one page
+ * soon); 0 on success, -1 if mmap fails. Not thread-safe. */
+int intern_init(struct intern_set *s, const char *name, unsigned log2_slots, unsigned first_pages);
 /* In a forked child, while it has one thread: repairs the sets (see above). */
 void intern_fork_child(void);
 /* The id of key (inserting it if new), or 0 if the set is full or len > INTERN_MAX_KEY. The

@@ -15,7 +15,7 @@ static int init_result = 1; /* 1: not initialised yet */
 int str_init(void)
 {
     if (init_result == 1) {
-        init_result = intern_init(&strs, "string", 16);
+        init_result = intern_init(&strs, "string", 16, 1);
         struct gt_live_head *h = arena_head();
         if (init_result == 0 && h) intern_publish(&strs, &h->strings);
     }

@@ -32,7 +32,7 @@ static uint64_t put(struct intern_set *s, const char *k)
 Test(intern, dense_stable_dedup)
 {
     struct intern_set s;
-    cr_assert_eq(intern_init(&s, "test", 10), 0);
+    cr_assert_eq(intern_init(&s, "test", 10, 1), 0);
     cr_assert_eq(put(&s, "alpha"), 1);
     cr_assert_eq(put(&s, "beta"), 2);
     cr_assert_eq(put(&s, "alpha"), 1);
@@ -53,7 +53,7 @@ Test(intern, dense_stable_dedup)
 Test(intern, full_returns_zero)
 {
     struct intern_set s;
-    cr_assert_eq(intern_init(&s, "test", 4), 0); /* 16 slots, 12 ids */
+    cr_assert_eq(intern_init(&s, "test", 4, 1), 0); /* 16 slots, 12 ids */
     char k[16];
     for (int i = 0; i < 12; i++) {
         snprintf(k, sizeof k, "key%d", i);
@@ -76,7 +76,7 @@ Test(intern, full_returns_zero)
 Test(intern, marks_per_parity_in_id_order)
 {
     struct intern_set s;
-    cr_assert_eq(intern_init(&s, "test", 10), 0);
+    cr_assert_eq(intern_init(&s, "test", 10, 1), 0);
     for (int i = 0; i < 5; i++) {
         char k[2] = {(char)('a' + i), 0};
         put(&s, k);
@@ -111,7 +111,7 @@ Test(intern, marks_per_parity_in_id_order)
 Test(intern, arena_spans_chunks)
 {
     struct intern_set s;
-    cr_assert_eq(intern_init(&s, "test", 12), 0);
+    cr_assert_eq(intern_init(&s, "test", 12, 1), 0);
     static char k[3000][1000]; /* 3 MB of keys: several arena chunks */
     for (int i = 0; i < 3000; i++) {
         memset(k[i], 'x', sizeof k[i]);
@@ -131,7 +131,7 @@ Test(intern, arena_spans_chunks)
 Test(intern, levels_grow_without_moving_keys)
 {
     struct intern_set s;
-    cr_assert_eq(intern_init(&s, "test", 13), 0);
+    cr_assert_eq(intern_init(&s, "test", 13, 1), 0);
     cr_assert_eq(s.nlevels, 5);
     cr_assert_eq(s.nslots, 512 + 1024 + 2048 + 4096 + 8192);
     char k[32];
@@ -175,7 +175,7 @@ static void *inserter(void *arg)
 
 Test(intern, concurrent_inserts_one_id_per_key)
 {
-    cr_assert_eq(intern_init(&shared, "test", 13), 0);
+    cr_assert_eq(intern_init(&shared, "test", 13, 1), 0);
     for (int i = 0; i < KEYS; i++) {
         memset(keys[i], 'k', KEY_LEN);
         snprintf(keys[i], 16, "%d", i);
@@ -231,7 +231,7 @@ static int refill_in_child(void)
 
 Test(intern, fork_during_chunk_refill)
 {
-    cr_assert_eq(intern_init(&forked, "test", 12), 0);
+    cr_assert_eq(intern_init(&forked, "test", 12, 1), 0);
     /* A parent thread is mapping a new chunk at the fork: it holds the chunk lock. */
     cr_assert_not(atomic_flag_test_and_set(&forked.chunk_lock));
     cr_assert_eq(in_forked_child(refill_in_child), 0, "the child maps chunks of its own");
@@ -262,7 +262,7 @@ static uint64_t unpublish_claimed(void)
 
 Test(intern, fork_during_insert)
 {
-    cr_assert_eq(intern_init(&forked, "test", 10), 0);
+    cr_assert_eq(intern_init(&forked, "test", 10, 1), 0);
     uint64_t i = unpublish_claimed();
     atomic_store(&forked.inflight[5], i + 1); /* the inserter's record, made before its claim */
     cr_assert_eq(in_forked_child(insert_again_in_child), 0,
@@ -271,7 +271,7 @@ Test(intern, fork_during_insert)
 
 Test(intern, fork_during_untracked_insert)
 {
-    cr_assert_eq(intern_init(&forked, "test", 10), 0);
+    cr_assert_eq(intern_init(&forked, "test", 10, 1), 0);
     unpublish_claimed();
     atomic_store(&forked.untracked, 1); /* every record was taken: the inserter counted itself */
     cr_assert_eq(in_forked_child(insert_again_in_child), 0,
@@ -291,7 +291,7 @@ static void *insert_many(void *arg)
 
 Test(intern, inserts_leave_no_record)
 {
-    cr_assert_eq(intern_init(&forked, "test", 13), 0);
+    cr_assert_eq(intern_init(&forked, "test", 13, 1), 0);
     pthread_t th[2];
     for (int t = 0; t < 2; t++)
         cr_assert_eq(pthread_create(&th[t], NULL, insert_many, NULL), 0);

@@ -6,7 +6,8 @@
 # start, which validates as a trace with no thread: before 2026-11-28 it held the header alone,
 # which Go's reader refuses), (2) after 3 generations, (3) a forked child of a traced process; each time:
 # `gotrace check` says to recover, recover keeps >= 99.9 % of the sleeps, the file validates,
-# the live file is gone, and a second recover changes nothing. Also: recover refuses while the
+# the live file is gone, and a second recover changes nothing; (4) the same through a relative
+# trace path with a symbolic link in it. Also: recover refuses while the
 # process runs, and `gotrace record` recovers a program killed under it by itself. A forked child
 # killed before any hook ran: its reaping parent removes its live file, or, orphaned, recover
 # says it traced nothing and removes it.
@@ -88,6 +89,25 @@ GT_BG_PIDS=()
 check_recovered fork "$CASE_DIR/fork.$child.trace" "$CASE_DIR/child.counts" "$child"
 validate "$CASE_DIR/fork.$parent.trace"
 [ ! -e "$(live_of "$parent")" ] || fail "the parent's live file is still there after its normal end"
+
+# (4) A relative GOTRACE_OUT through a symbolic link: the live file's head holds it made absolute
+# with the working directory, not resolved (a readlink a component at start-up); recover, given
+# the trace by its resolved path, still finds it.
+mkdir -p "$CASE_DIR/real" "$CASE_DIR/cwd"
+ln -sfn "$CASE_DIR/real" "$CASE_DIR/cwd/link"
+rm -f "$CASE_DIR/real/rel.trace"
+cd "$CASE_DIR/cwd"
+trace_start_bg rel GOTRACE_OUT=link/rel.trace GOTRACE_PERIOD_MS=100 -- "$prog" wait "$CASE_DIR/rel.counts"
+cd - >/dev/null
+rpid=$RUN_PID
+wait_count "$CASE_DIR/rel.counts" 20 "$rpid"
+wait_for_generations "$CASE_DIR/real/rel.trace" "$rpid" 1
+out=$(dd if="$(live_of "$rpid")" bs=64 skip=1 count=64 2>/dev/null | tr '\0' '\n' | head -n1)
+assert_eq "$out" "$CASE_DIR/cwd/link/rel.trace" "the trace path in the live file's head"
+kill -KILL "$rpid"
+wait "$rpid" 2>/dev/null || true
+GT_BG_PIDS=()
+check_recovered rel "$CASE_DIR/real/rel.trace" "$CASE_DIR/rel.counts" "$rpid"
 
 # `gotrace record` recovers a program killed under it.
 rm -f "$CASE_DIR/rec.trace" "$CASE_DIR/rec.counts"
