@@ -28,6 +28,14 @@ void selfcost_end(enum selfcost_part p, uint64_t t0, uint64_t n)
     atomic_fetch_add_explicit(&part[p].n, n, memory_order_relaxed);
 }
 
+void selfcost_fork_child(void)
+{
+    for (int p = 0; p < SC_PARTS; p++) {
+        atomic_store_explicit(&part[p].ns, 0, memory_order_relaxed);
+        atomic_store_explicit(&part[p].n, 0, memory_order_relaxed);
+    }
+}
+
 static unsigned long long us(enum selfcost_part p)
 {
     return (unsigned long long)(atomic_load_explicit(&part[p].ns, memory_order_relaxed) / 1000);

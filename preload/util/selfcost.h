@@ -27,6 +27,8 @@ void selfcost_enable(int on);
 uint64_t selfcost_begin(void);
 /* Counts n more of part, taking the time since t0 (nothing when t0 is 0). */
 void selfcost_end(enum selfcost_part part, uint64_t t0, uint64_t n);
+/* In a forked child: the counts so far were the parent's. */
+void selfcost_fork_child(void);
 /* The report line (no prefix) into buf; its length (cut to cap - 1). */
 int selfcost_format(char *buf, size_t cap);
 #endif
