@@ -123,7 +123,7 @@ static void fork_child(void)
     gt_self = NULL;
     gen_fork_child(); /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
-    selfcost_fork_child(); /* the child reports its own time, not its parent's */
+    selfcost_fork_child();                /* the child reports its own time, not its parent's */
     static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
     if (fork_traced) {
         int records = thread_records_made();
