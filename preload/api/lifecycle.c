@@ -189,7 +189,7 @@ void tr_init(void)
     config_parse(&cfg, env, warn_config);
     gt_log_set_debug(cfg.debug);
     selfcost_enable(cfg.debug);
-    clock_begin(cfg.tsc); /* the TSC's rate is measured over the rest of the start-up */
+    clock_begin(cfg.tsc); /* the TSC's rate is measured from here (clock.h) */
     fence_init();
     plainlock_lone_begin(__libc_single_threaded);
     if (cfg.disable) goto done;
@@ -213,14 +213,13 @@ void tr_init(void)
     modules_record();
     tr_reasons_init();
     symcache_dir(cfg.symcache);            /* read at the first symbolization, on the flusher */
-    const char *clock = clock_end();       /* before the first event */
     hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     if (flusher_start(&cfg, path, __libc_single_threaded) != 0) goto fail;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0, __libc_single_threaded);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
-             cfg.stacks ? "on" : "off", clock);
+             cfg.stacks ? "on" : "off", clock_name());
     gen_start((size_t)cfg.flush_mb << 20);
     goto done;
 fail:

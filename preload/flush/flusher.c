@@ -159,6 +159,7 @@ static void *flusher_main(void *arg)
     plainlock_tracer_thread();
     atomic_store(&F.started, 1); /* its set-up (allocations) is over: see flusher_fork_prepare */
     futex_wake_all(&F.started);
+    clock_allow_tsc(); /* threads: off their event paths, in parallel with them (clock.h) */
     uint64_t next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = gen_live() == 0;

@@ -1,6 +1,7 @@
 /* clock.c: the timestamp source. See clock.h for the invariants. */
 #include "clock.h"
 
+#include "log.h"
 #include "real.h"
 
 #include <fcntl.h>
@@ -15,7 +16,9 @@
 
 struct gt_tsc gt_tsc;
 static uint64_t begin_cycles, begin_ns; /* clock_begin's reading */
-static int tsc_allowed;                 /* clock_begin took it */
+static int tsc_wanted;                  /* clock_begin took it (GOTRACE_TSC, RDTSCP) */
+static atomic_int tsc_allowed;          /* the kernel keeps time with the TSC (clock_allow_tsc) */
+static atomic_int checked;              /* clock_allow_tsc looked, or is looking: once */
 static atomic_int switching;            /* a thread measures the rate (or has): once */
 
 #if defined(__x86_64__)
@@ -36,10 +39,10 @@ static void tsc_pair(uint64_t *cycles, uint64_t *ns)
     }
 }
 
-/* Whether the kernel keeps time with the TSC (its current clock source) and RDTSCP exists. */
+/* Whether the kernel keeps time with the TSC: its current clock source (a sysfs file, 12-34 us
+ * at a process's start on the VMs measured: docs/cost.md). */
 static int kernel_uses_tsc(void)
 {
-    if (!CPU_FEATURE_PRESENT(RDTSCP)) return 0; /* glibc's CPUID reading: no VM exit here */
     static const char path[] = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
     char buf[16] = {0};
     int fd = REAL(open)(path, O_RDONLY | O_CLOEXEC);
@@ -54,14 +57,30 @@ void clock_begin(int allow_tsc)
 {
     atomic_store(&gt_tsc.on, 0);
     atomic_store(&switching, 0);
-    tsc_allowed = 0;
+    atomic_store(&tsc_allowed, 0);
+    atomic_store(&checked, 0);
+    tsc_wanted = 0;
 #if defined(__x86_64__)
-    if (allow_tsc && kernel_uses_tsc()) {
+    if (allow_tsc && CPU_FEATURE_PRESENT(RDTSCP)) { /* glibc's CPUID reading: no VM exit */
         tsc_pair(&begin_cycles, &begin_ns);
-        tsc_allowed = 1;
+        tsc_wanted = 1;
     }
 #else
     (void)allow_tsc;
+#endif
+}
+
+void clock_allow_tsc(void)
+{
+#if defined(__x86_64__)
+    int expected = 0;
+    if (!tsc_wanted || atomic_load_explicit(&checked, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong(&checked, &expected, 1))
+        return;
+    int tsc = kernel_uses_tsc();
+    if (tsc) atomic_store_explicit(&tsc_allowed, 1, memory_order_release);
+    gt_debug("clock: %s", tsc ? "the TSC (the kernel's clock source)"
+                              : "CLOCK_MONOTONIC (the kernel's clock source is not the TSC)");
 #endif
 }
 
@@ -75,8 +94,8 @@ void clock_begin(int allow_tsc)
 static void tsc_switch(uint64_t now)
 {
     int expected = 0;
-    if (!tsc_allowed || now - begin_ns < CALIBRATE_NS ||
-        !atomic_compare_exchange_strong(&switching, &expected, 1))
+    if (!atomic_load_explicit(&tsc_allowed, memory_order_acquire) ||
+        now - begin_ns < CALIBRATE_NS || !atomic_compare_exchange_strong(&switching, &expected, 1))
         return;
     uint64_t cycles, ns;
     tsc_pair(&cycles, &ns);
@@ -98,13 +117,8 @@ uint64_t gt_clock_slow(void)
     return ns;
 }
 
-const char *clock_end(void)
+const char *clock_name(void)
 {
-#if defined(__x86_64__)
-    if (tsc_allowed) {
-        tsc_switch(gt_now_ns());
-        return "TSC";
-    }
-#endif
-    return "CLOCK_MONOTONIC";
+    return tsc_wanted ? "CLOCK_MONOTONIC, then the TSC if the kernel keeps time with it"
+                      : "CLOCK_MONOTONIC";
 }

@@ -12,11 +12,15 @@
  *   "tsc": it found the counters synchronized across CPUs and invariant) and GOTRACE_TSC is not
  *   0;
  * - otherwise CLOCK_MONOTONIC through the vDSO (no syscall, no lock).
- * Nothing waits for the rate: until 200 us after clock_begin, times are CLOCK_MONOTONIC's, and
- * the first time read after that measures the rate and switches to the TSC, once, anchored 1 us
- * ahead of CLOCK_MONOTONIC (gt_clock_slow), so that a time read after the switch is above every
- * time read before it, whichever threads read them. The scale never changes after (it would
- * move every later time). gt_now_ns is CLOCK_MONOTONIC, for the tracer's deadlines. */
+ * Nothing waits for the rate, nor for the kernel's clock source, a sysfs file read only once
+ * the process has shown it writes events enough for the TSC to matter (clock_allow_tsc: a
+ * thread's first page of events written, or the flusher thread's start), so that a short
+ * process never reads it. Until then, and until 200 us after clock_begin, times are
+ * CLOCK_MONOTONIC's; the first time read after both measures the rate and switches to the TSC,
+ * once, anchored 1 us ahead of CLOCK_MONOTONIC (gt_clock_slow), so that a time read after the
+ * switch is above every time read before it, whichever threads read them. The scale never changes
+ * after (it would move every later time). gt_now_ns is CLOCK_MONOTONIC, for the tracer's deadlines.
+ */
 #ifndef GOTRACE_CLOCK_H
 #define GOTRACE_CLOCK_H
 #include <stdatomic.h>
@@ -96,10 +100,13 @@ static inline uint64_t gt_now_early(void)
     return gt_clock_slow();
 }
 
-/* First thing at start-up: takes a TSC reading if it may be the source (allow_tsc: GOTRACE_TSC
- * and the kernel's clock source is the TSC). */
+/* First thing at start-up: takes a TSC reading if it may be the source (allow_tsc: GOTRACE_TSC;
+ * and RDTSCP exists). */
 void clock_begin(int allow_tsc);
-/* Before the first event: the source's name for the debug log ("TSC": from 200 us after
- * clock_begin on; switched to at once if they have passed). */
-const char *clock_end(void);
+/* The TSC may become the source if the kernel keeps time with it: reads its clock source, once
+ * (later calls return at once). A system call: only where the writer may make them (a buffer
+ * filling, buf.h) and on the flusher thread. */
+void clock_allow_tsc(void);
+/* The source's name for the debug log. */
+const char *clock_name(void);
 #endif

@@ -4,6 +4,7 @@
 int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
 {
     struct gt_buf *cur = st->cur;
+    if (cur) clock_allow_tsc(); /* a page of events written: the TSC is worth reading (clock.h) */
     if (cur && cur->ready < cur->cap && buf_extend(cur) == 0) { /* more of the same buffer */
         st->room = cur->ready - GT_EV_MAX + 1;
         return 1;
