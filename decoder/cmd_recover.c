@@ -46,6 +46,7 @@ struct buf {
 
 static int put(struct buf *b, const void *src, size_t n)
 {
+    if (n == 0) return 0; /* b->p may still be NULL */
     if (gd_grow((void **)&b->p, &b->cap, b->len + n, 1) != 0) return -1;
     memcpy(b->p + b->len, src, n);
     b->len += n;

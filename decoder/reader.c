@@ -320,6 +320,7 @@ static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *e
     uint64_t m = r->spill.m;
     int64_t foff = r->spill.foff;
     if (r->spill.exp == GT_EXP_SYNC) { /* gotrace's holders and releases (syncana.c) */
+        if (len == 0) return 0;        /* an empty batch: nothing to keep (g->sync may be NULL) */
         if (gd_grow((void **)&g->sync, &g->synccap, g->nsync + len, 1)) return OOM(g, err, m);
         memcpy(g->sync + g->nsync, p, len);
         g->nsync += len;
