@@ -54,7 +54,7 @@ fuzz: $(FUZZ_BIN)
 	@bash test/decoder/fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
 
 fuzz-short: $(FUZZ_BIN)
-	@bash test/decoder/fuzz.sh $(FUZZ_BIN) 15
+	@bash test/decoder/fuzz.sh $(FUZZ_BIN) 15 1
 
 decoder-test: $(BUILD)/gotrace $(FUZZ_BIN) $(BUILD)/libgotrace.so $(BUILD)/examples/annotations
 	@bash test/decoder/run.sh
