@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
-/* The stack set's first key bytes: 2 pages, about 30 stacks of 32 frames (Debian's python starts
+/* The stack set's first key bytes: 2 pages, about 28 stacks of 32 frames (Debian's python starts
  * with 20), backed at start-up with the rest of its first block: a chunk added at run time costs
  * a populate call, tens of µs cold (docs/cost.md). */
 #define STACK_FIRST_PAGES 2
