@@ -2,8 +2,8 @@
 # process.sh (make bench-process): what the tracer costs a short process, and a build.
 # Short processes (build/bench/procbench: paired, alternating runs, medians): /bin/true,
 # `gcc -c` of a one-line file (gcc, cc1, as: three processes), `python3 -c pass` (the first
-# python3 on PATH whose interpreter links a libpython, else /usr/bin/python3; then Debian's
-# /usr/bin/python3 too when that was another one), each untraced,
+# python3 on PATH whose interpreter links a libpython, else /usr/bin/python3; that one again
+# with -S when it links one; then Debian's /usr/bin/python3 when that was another one), each untraced,
 # under the do-nothing interposer (libnoop.so), under the same interposer linked with exactly
 # the shared libraries libgotrace.so loads (libnoop_libs.so: the floor of "a preload that only
 # loads the same libraries"), traced with the symbol cache warm (it was filled by one traced
@@ -87,6 +87,12 @@ log "short processes, $ROUNDS alternating rounds each"
 measure "$ROUNDS" "/bin/true" /bin/true
 measure "$ROUNDS" "gcc -c one.c (3 processes)" gcc -c one.c -o one.o
 measure $((3 * ROUNDS)) "$(basename "$python") -c pass (libpython ${pysize} MB)" "$python" -c pass
+# The same interpreter without its site step (-S): a site-packages .pth file runs code at every
+# start (on our VMs one imports certifi), whose run varies by ±8 ms between two values and
+# swamps the tracer's part; without it the run varies by ~1 ms and the big libpython's cost
+# (its stacks, its symbols) resolves to ~0.1 ms (docs/cost.md, "A big libpython, resolved").
+[ -n "$libpython" ] && measure $((3 * ROUNDS)) "$(basename "$python") -S -c pass (no site)" \
+    "$python" -S -c pass
 # What a fresh Debian 12 machine runs (its libpython is in the binary, without DWARF): steadier.
 if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
     measure $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
@@ -104,6 +110,7 @@ inside() { # inside RUNS LABEL COMMAND...
 log "inside the process: the tracer's own time by part"
 inside $((3 * ROUNDS)) "/bin/true" /bin/true
 inside $((3 * ROUNDS)) "$(basename "$python") -c pass" "$python" -c pass
+[ -n "$libpython" ] && inside $((3 * ROUNDS)) "$(basename "$python") -S -c pass" "$python" -S -c pass
 if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
     inside $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
 fi

@@ -50,17 +50,22 @@ static struct {
     atomic_int kicked;
 } rings[2]; /* apart from the records: read at every switch, among the small variables */
 
-/* addr's slot in the level of 2^log slots, claimed if claim and its window has room; NULL if
- * neither. */
-static struct slot *in_level(unsigned log, uintptr_t addr, int claim)
+/* How slot_of looks in the level objects claim slots in. */
+enum { LOOK = 0, CLAIM = 1, CLAIM_NEW = 2 };
+
+/* addr's slot in the level of 2^log slots, claimed if how is not LOOK and its window has room;
+ * NULL if neither. CLAIM_NEW (an object just initialised, most likely new) tries the claim
+ * first: a page's first touch is then a write, one page fault, where a load first maps the
+ * zero page and the claim then faults again to copy it. */
+static struct slot *in_level(unsigned log, uintptr_t addr, int how)
 {
     struct slot *lv = slots + ((1u << log) - (1u << FIRST_LOG));
     uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> (64 - log);
     for (unsigned i = 0; i < PROBE; i++) {
         struct slot *s = &lv[(h + i) & ((1u << log) - 1)];
-        uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
+        uintptr_t cur = how == CLAIM_NEW ? 0 : atomic_load_explicit(&s->addr, memory_order_acquire);
         if (cur == addr) return s;
-        if (!cur && claim) {
+        if (!cur && how != LOOK) {
             if (atomic_compare_exchange_strong(&s->addr, &cur, addr) || cur == addr) return s;
         }
     }
@@ -80,12 +85,12 @@ static struct slot *evict(uintptr_t addr)
     return s;
 }
 
-/* addr's slot, claimed if new. */
-static struct slot *slot_of(uintptr_t addr)
+/* addr's slot, claimed if new (claim: CLAIM, or CLAIM_NEW for an object just initialised). */
+static struct slot *slot_of(uintptr_t addr, int claim)
 {
     for (unsigned log = FIRST_LOG;; log++) {
         unsigned top = atomic_load_explicit(&top_log, memory_order_acquire);
-        struct slot *s = in_level(log, addr, log == top);
+        struct slot *s = in_level(log, addr, log == top ? claim : LOOK);
         if (s) return s;
         if (log == LAST_LOG) return evict(addr);
         if (log == top) atomic_compare_exchange_strong(&top_log, &top, top + 1);
@@ -94,7 +99,7 @@ static struct slot *slot_of(uintptr_t addr)
 
 void so_note_init(const void *addr, uintptr_t pc)
 {
-    struct slot *s = slot_of((uintptr_t)addr);
+    struct slot *s = slot_of((uintptr_t)addr, CLAIM_NEW);
     atomic_store_explicit(&s->wait_stk, 0, memory_order_relaxed); /* a new object here */
     atomic_store_explicit(&s->init_pc, pc, memory_order_release);
 }
@@ -103,7 +108,7 @@ __thread struct so_last so__last __attribute__((tls_model("initial-exec")));
 
 uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk)
 {
-    struct slot *s = slot_of((uintptr_t)addr);
+    struct slot *s = slot_of((uintptr_t)addr, CLAIM);
     uint64_t none = 0;
     if (stk) atomic_compare_exchange_strong(&s->wait_stk, &none, stk);
     unsigned st = atomic_load_explicit(&s->named, memory_order_relaxed), no = 0;
@@ -180,7 +185,7 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
 /* The object's name (no reason) into buf; its length. */
 static int name_of(uintptr_t addr, char *buf, size_t cap)
 {
-    struct slot *s = slot_of(addr);
+    struct slot *s = slot_of(addr, CLAIM);
     uint64_t st = atomic_load(&s->name);
     if (!st) { /* once per object: the static name looks through the module's DWARF */
         int k = sym_data(addr, buf, cap);
