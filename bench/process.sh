@@ -3,7 +3,8 @@
 # Short processes (build/bench/procbench: paired, alternating runs, medians): /bin/true,
 # `gcc -c` of a one-line file (gcc, cc1, as: three processes), `python3 -c pass` (the first
 # python3 on PATH whose interpreter links a libpython, else /usr/bin/python3; that one again
-# with -S when it links one; then Debian's /usr/bin/python3 when that was another one), each untraced,
+# with -S when it links one; then Debian's /usr/bin/python3 when that was another one), each
+# untraced,
 # under the do-nothing interposer (libnoop.so), under the same interposer linked with exactly
 # the shared libraries libgotrace.so loads (libnoop_libs.so: the floor of "a preload that only
 # loads the same libraries"), traced with the symbol cache warm (it was filled by one traced
@@ -11,9 +12,10 @@
 # the cache (GOTRACE_SYMCACHE=0: every process symbolizes with libdw, as before the cache). The
 # same three commands once more under callgrind and strace -f (when installed): the exact
 # instructions and system calls the tracer adds, which the times cannot resolve on shared CPUs.
-# /bin/true and python once more, alternating under perf (when it can record: where.sh): which
-# modules and functions, the kernel's and the tracer's, the added time goes to. The same single-
-# process commands traced with GOTRACE_DEBUG=1 (bench/process/inside.py): the tracer's own time
+# /bin/true and python (-S when it links a libpython) once more, alternating under perf (when it
+# can record: where.sh): which modules and functions, the kernel's and the tracer's, the added
+# time goes to. The same single-process commands traced with GOTRACE_DEBUG=1
+# (bench/process/inside.py): the tracer's own time
 # by part, as it times itself (preload/util/selfcost.h). Then `make -j2`
 # of this repository (a copy of HEAD's tree under build/bench/process/), untraced and traced
 # (warm cache) in alternation, from clean each time.
@@ -110,7 +112,8 @@ inside() { # inside RUNS LABEL COMMAND...
 log "inside the process: the tracer's own time by part"
 inside $((3 * ROUNDS)) "/bin/true" /bin/true
 inside $((3 * ROUNDS)) "$(basename "$python") -c pass" "$python" -c pass
-[ -n "$libpython" ] && inside $((3 * ROUNDS)) "$(basename "$python") -S -c pass" "$python" -S -c pass
+[ -n "$libpython" ] && inside $((3 * ROUNDS)) "$(basename "$python") -S -c pass" \
+    "$python" -S -c pass
 if [ "$python" != /usr/bin/python3 ] && [ -x /usr/bin/python3 ]; then
     inside $((3 * ROUNDS)) "/usr/bin/python3 -c pass (Debian's)" /usr/bin/python3 -c pass
 fi
