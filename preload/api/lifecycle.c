@@ -319,7 +319,7 @@ void tr_shutdown(void)
     uint64_t t0 = selfcost_begin();
     as_tracer(flusher_final);
     selfcost_end(SC_FINAL, t0, 1);
-    char line[256];
+    char line[512]; /* the text and ten counts of up to 20 digits each: never cut */
     if (t0 && selfcost_format(line, sizeof line) > 0) gt_debug("%s", line);
 }
 

@@ -85,12 +85,12 @@ static struct slot *evict(uintptr_t addr)
     return s;
 }
 
-/* addr's slot, claimed if new (claim: CLAIM, or CLAIM_NEW for an object just initialised). */
-static struct slot *slot_of(uintptr_t addr, int claim)
+/* addr's slot, claimed if new (how: CLAIM, or CLAIM_NEW for an object just initialised). */
+static struct slot *slot_of(uintptr_t addr, int how)
 {
     for (unsigned log = FIRST_LOG;; log++) {
         unsigned top = atomic_load_explicit(&top_log, memory_order_acquire);
-        struct slot *s = in_level(log, addr, log == top ? claim : LOOK);
+        struct slot *s = in_level(log, addr, log == top ? how : LOOK);
         if (s) return s;
         if (log == LAST_LOG) return evict(addr);
         if (log == top) atomic_compare_exchange_strong(&top_log, &top, top + 1);
