@@ -16,7 +16,7 @@
 # workload names), BENCH_TOOLS (default "strace lttng ltrace"; empty: none), BENCH_NO_INSTALL=1
 # (do not apt-get), BENCH_SCALE (divides every N, for a quick try), BENCH_LIB (another build
 # of libgotrace.so, for before/after comparisons), BENCH_RESULTS (where the section goes),
-# BENCH_INSITU_ROUNDS (default 11: the paired rounds of the in-situ floor).
+# BENCH_INSITU_ROUNDS (default 15: the paired rounds of the in-situ floor).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/bench/section.sh"
@@ -211,14 +211,15 @@ events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
 # What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
 # cache lines moved between the CPUs.
 floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
-# rounds VARIANT WORKLOAD N [PIN...]: procbench's table of WORKLOAD N run untraced, as VARIANT
-# (name=preload) and by gotrace, in ${BENCH_INSITU_ROUNDS:-11} paired rounds under PIN; the traces
-# are removed.
+# rounds VARIANTS WORKLOAD N [PIN...]: procbench's table of WORKLOAD N run untraced, as each of
+# VARIANTS (space-separated name=preload) and by gotrace, in ${BENCH_INSITU_ROUNDS:-15} paired
+# rounds under PIN; the traces are removed.
 rounds() {
   local v=$1 w=$2 n=$3
   shift 3
-  GOTRACE_OUT="$B/out/rounds.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-11}" untraced= \
-    "$v" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null
+  # shellcheck disable=SC2086 # VARIANTS is a list
+  GOTRACE_OUT="$B/out/rounds.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-15}" untraced= \
+    $v "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null
   rm -f "$B"/out/rounds.*
 }
 # The same floor inside the ping-pongs and the pipe: a minimal interposer (bench/floor/
@@ -226,19 +227,22 @@ rounds() {
 # nothing else) against gotrace, in procbench's paired rounds (alternating, rotated order).
 # insitu WORKLOAD N PER [PIN...]: "floor / gotrace" ns of CPU added per unit to WORKLOAD run with
 # N (PER units each: events, system calls), medians of the paired differences to untraced; then
-# "(CPU F× / G× untraced)": 1 + the same differences over the untraced CPU time (the pipe's target
-# is a ratio).
+# what resolves them: the same minimal interposer run a second time in the same rounds, its
+# figure less the first ("noise"); for the pipe, "CPU F× / G× untraced": 1 + the differences over
+# the untraced CPU time (its target is a ratio).
 insitu() {
   local w=$1 n per=$3
   n=$(scaled "$2")
   shift 3
-  rounds "floor=$B/libfloor.so" "$w" "$n" "$@" |
+  rounds "floor=$B/libfloor.so again=$B/libfloor.so" "$w" "$n" "$@" |
     awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
-      $1 == "floor" || $1 == "gotrace" { d[$1] = $7 }
+      $1 == "floor" || $1 == "again" || $1 == "gotrace" { d[$1] = $7 }
       END { if (!("gotrace" in d) || !cpu) { print "not run"; exit }
-            printf "%.0f / %.0f", d["floor"] * 1e6 / u, d["gotrace"] * 1e6 / u
+            printf "%.0f / %.0f (noise %+.0f", d["floor"] * 1e6 / u, d["gotrace"] * 1e6 / u,
+              (d["again"] - d["floor"]) * 1e6 / u
             if (w == "pipe")
-              printf " (CPU %.2f× / %.2f× untraced)", 1 + d["floor"] / cpu, 1 + d["gotrace"] / cpu }'
+              printf "; CPU %.2f× / %.2f× untraced", 1 + d["floor"] / cpu, 1 + d["gotrace"] / cpu
+            printf ")" }'
 }
 insitu_line="pinned to one CPU (condvar_1cpu) $(insitu condvar 200000 8 taskset -c 0),"
 insitu_line+=" across two (condvar) $(insitu condvar 50000 8); ns of CPU added a system call of"
@@ -377,8 +381,10 @@ report() {
   echo "- The machine's floor under those figures (bench/floor: what a wait cannot avoid): ${floor_line:-not run}."
   echo "- The same floor inside the ping-pongs and the pipe (bench/floor/floor_preload.c: a minimal"
   echo "  interposer that does only that, no stacks, no output), ns of CPU added an event,"
-  echo "  minimal interposer / gotrace, medians of ${BENCH_INSITU_ROUNDS:-11} paired rounds: ${insitu_line}."
-  echo "- The contended mutex in procbench's paired rounds (medians of ${BENCH_INSITU_ROUNDS:-11}"
+  echo "  minimal interposer / gotrace, medians of ${BENCH_INSITU_ROUNDS:-15} paired rounds (noise:"
+  echo "  the minimal interposer run twice in the same rounds, the second less the first):"
+  echo "  ${insitu_line}."
+  echo "- The contended mutex in procbench's paired rounds (medians of ${BENCH_INSITU_ROUNDS:-15}"
   echo "  differences to untraced, the order rotated each round): ${ratios_line}."
   echo "- What a condvar wait touches in the interposer (bench/floor/footprint.py, exact: the"
   echo "  wait, the other thread's return from its own and its signal): ${footprint_line}."
