@@ -16,6 +16,7 @@
 #include "real.h"
 #include "strtab.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_BUILD_ID 64
 #define MAX_FILE_BYTES (64u << 20) /* a cache file is neither read nor grown past this */
 #define DATA_KEY (1ull << 63)      /* the key of a "~" line: its offset | DATA_KEY */
+#define KEEP_DAYS 30               /* a cache file no run added to for this long is removed */
 
 struct slot {
     uint64_t off;   /* address - bias */
@@ -472,9 +475,44 @@ static int put_field(char *buf, size_t cap, size_t *len, const char *prefix, uin
     return 0;
 }
 
-/* Appends one whole line (or several) to m's file, with one write. */
+/* The hex digits at *p (at least min, at most max) skipped; 0 if there are not that many. */
+static int skip_hex(const char **p, size_t min, size_t max)
+{
+    size_t n = strspn(*p, "0123456789abcdef");
+    *p += n;
+    return n >= min && n <= max;
+}
+
+/* Whether name is a cache file's: BUILDID.STATE.sym (load). */
+static int cache_name(const char *name)
+{
+    return skip_hex(&name, 2, 2 * MAX_BUILD_ID) && *name++ == '.' && skip_hex(&name, 16, 16) &&
+           strcmp(name, ".sym") == 0;
+}
+
+/* Removes the cache files that no run has added to for KEEP_DAYS: those of builds replaced
+ * (each build of a program or library has a build ID of its own) or of a debug state gone.
+ * Done when this process makes a new cache file, so a machine's runs scan the directory only
+ * when something new is cached. A file removed that a later run needs is made again (libdw
+ * once for its pcs). Only names of the cache's own form are looked at. */
+static void prune(void)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    time_t cut = time(NULL) - (time_t)KEEP_DAYS * 24 * 3600;
+    struct stat st;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (cache_name(e->d_name) && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_mtime < cut)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+/* Appends one whole line (or several) to m's file, with one write. The first line of a file
+ * this process makes prunes the directory (once a process). */
 static void append(struct symcache_module *m, const char *buf, size_t len)
 {
+    static int pruned;
     if (m->size + len > MAX_FILE_BYTES || (!dir_made && make_dir() != 0)) return;
     dir_made = 1;
     int fd = open(m->file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -483,11 +521,16 @@ static void append(struct symcache_module *m, const char *buf, size_t len)
         return;
     }
     fd = fds_high(fd);
+    int made = m->size == 0;
     if (write(fd, buf, len) == (ssize_t)len)
         m->size += len;
     else
         m->writable = 0;
     close(fd);
+    if (made && !pruned) {
+        pruned = 1;
+        prune();
+    }
 }
 
 void symcache_put(struct symcache_module *m, uintptr_t pc, const struct sym_frame *f, int n,

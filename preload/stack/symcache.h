@@ -6,8 +6,9 @@
  * (inode, size, mtime) of every local debug file symbolize.c could read for it, so a debug
  * file installed, replaced or removed later gives a new file, never a stale answer; entries
  * are whole lines appended with one write each (O_APPEND), so processes that share a cache
- * file never interleave, and a line that does not parse is skipped. Off (every call a miss or
- * a no-op) until symcache_dir names a directory. */
+ * file never interleave, and a line that does not parse is skipped; a process that makes a
+ * new cache file removes the directory's cache files that no run added to for 30 days (and no
+ * other file). Off (every call a miss or a no-op) until symcache_dir names a directory. */
 #ifndef GOTRACE_SYMCACHE_H
 #define GOTRACE_SYMCACHE_H
 #include <stddef.h>

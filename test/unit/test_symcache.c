@@ -3,15 +3,19 @@
  * loaded file were forgotten (so from the file), strings, lines, inlined pcs and runtime bits
  * alike; the module-path file is this process's path of the module; a name holding a tab is
  * not cached; the cache is off without a directory; an address in no module is not cached;
- * a static object's name (sym_data) comes back, "no name" too, and is told from a miss. */
+ * a static object's name (sym_data) comes back, "no name" too, and is told from a miss; a new
+ * cache file removes the cache files not added to for 30 days, and nothing else. */
 #include "strtab.h"
 #include "symcache.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -141,4 +145,52 @@ Test(symcache, a_large_file_is_read_whole, .init = init, .fini = fini)
         snprintf(name, sizeof name, "function_%04d_with_a_name_long_enough_to_fill_lines", i);
         cr_assert_str_eq(str(out[0].func_str), name);
     }
+}
+
+/* A file in the cache's directory, its modification time days ago. */
+static void file_aged(const char *name, int days)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert_geq(fd, 0, "cannot create %s", p);
+    cr_assert_eq(write(fd, "x\n", 2), 2);
+    close(fd);
+    time_t t = time(NULL) - (time_t)days * 24 * 3600;
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    cr_assert_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static int present(const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+Test(symcache, a_new_file_prunes_old_ones, .init = init, .fini = fini)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    file_aged("00aa11bb.0123456789abcdef.sym", 40); /* a replaced build's */
+    file_aged("22cc.fedcba9876543210.sym", 10);     /* in use lately */
+    file_aged("33dd.0123456789abcdef.sym.tmp", 40); /* not of the cache's form */
+    file_aged("notes.txt", 40);
+    file_aged("44ee.0123.sym", 40);
+    uintptr_t pc = (uintptr_t)&here + 4;
+    struct symcache_module *m = symcache_module(pc - 1);
+    cr_assert_not_null(m);
+    struct sym_frame f = {pc, str_intern_cstr("here"), 0, 0};
+    symcache_put(m, pc, &f, 1, 0, 0); /* makes this module's file */
+    cr_assert(!present("00aa11bb.0123456789abcdef.sym"), "a file unused for 40 days is removed");
+    cr_assert(present("22cc.fedcba9876543210.sym"), "a file used 10 days ago stays");
+    cr_assert(present("33dd.0123456789abcdef.sym.tmp"));
+    cr_assert(present("notes.txt"));
+    cr_assert(present("44ee.0123.sym"), "only names of the cache's form are removed");
+    symcache_forget();
+    m = symcache_module(pc - 1);
+    struct sym_frame out[1];
+    uint32_t rt;
+    cr_assert_eq(symcache_get(m, pc, out, 1, &rt), 1, "the new file itself stays");
 }
