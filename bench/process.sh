@@ -161,12 +161,8 @@ if want_pkg perf linux-perf; then
             bash "$top/bench/process/where.sh" "$rounds" "${GOTRACE_OUT%/*}" "$@")
     }
     w1=$(where $((10 * ROUNDS)) /bin/true) || w1=""
-    # with a libpython, without its site step: that step's own variation swamps the rest
-    if [ -n "$libpython" ]; then
-        w2=$(where $((5 * ROUNDS)) "$python" -S -c pass) || w2=""
-    else
-        w2=$(where $((5 * ROUNDS)) "$python" -c pass) || w2=""
-    fi
+    # with a libpython, without its site step (-S): that step's own variation swamps the rest
+    w2=$(where $((5 * ROUNDS)) "$python" ${libpython:+-S} -c pass) || w2=""
     [ -n "$w1$w2" ] && where_text=$(printf '```\n%s\n\n%s\n```' "$w1" "$w2")
 fi
 

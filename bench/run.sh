@@ -211,15 +211,19 @@ events_line=$("$B/bench_events" 2>&1 | tail -1 || true)
 # What the machine charges for what a wait cannot avoid (bench/floor): clock reads, locked CASes,
 # cache lines moved between the CPUs.
 floor_line=$("$B/bench_floor" 2>&1 | tail -1 | sed 's/^machine floor: //' || true)
-# rounds VARIANTS WORKLOAD N [PIN...]: procbench's table of WORKLOAD N run untraced, as each of
-# VARIANTS (space-separated name=preload) and by gotrace, in ${BENCH_INSITU_ROUNDS:-15} paired
-# rounds under PIN; the traces are removed.
+# rounds WORKLOAD N VARIANT... -- [PIN...]: procbench's table of WORKLOAD N run untraced, as each
+# VARIANT (name=preload) and by gotrace, in ${BENCH_INSITU_ROUNDS:-15} paired rounds under PIN;
+# the traces are removed.
 rounds() {
-  local v=$1 w=$2 n=$3
-  shift 3
-  # shellcheck disable=SC2086 # VARIANTS is a list
+  local w=$1 n=$2 vs=()
+  shift 2
+  while [ "$1" != -- ]; do
+    vs+=("$1")
+    shift
+  done
+  shift
   GOTRACE_OUT="$B/out/rounds.%p.trace" "$@" "$B/procbench" "${BENCH_INSITU_ROUNDS:-15}" untraced= \
-    $v "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null
+    "${vs[@]}" "gotrace=$LIB" -- "$B/$w" "$n" 2>/dev/null
   rm -f "$B"/out/rounds.*
 }
 # The same floor inside the ping-pongs and the pipe: a minimal interposer (bench/floor/
@@ -234,7 +238,7 @@ insitu() {
   local w=$1 n per=$3
   n=$(scaled "$2")
   shift 3
-  rounds "floor=$B/libfloor.so again=$B/libfloor.so" "$w" "$n" "$@" |
+  rounds "$w" "$n" "floor=$B/libfloor.so" "again=$B/libfloor.so" -- "$@" |
     awk -v u=$((per * n)) -v w="$w" '$1 == "untraced" { cpu = $6 }
       $1 == "floor" || $1 == "again" || $1 == "gotrace" { d[$1] = $7 }
       END { if (!("gotrace" in d) || !cpu) { print "not run"; exit }
@@ -252,7 +256,7 @@ insitu_line+=" $(insitu pipe 300000 2 taskset -c 0), across two $(insitu pipe 30
 # the medians of procbench's paired differences: the contended mutex's target is a ratio, and its
 # 5-run medians move by 0.3× on this machine (4 threads on 2 CPUs: its time follows the scheduler).
 ratios() {
-  rounds "noop=$NOOP" "$1" "$(scaled "$2")" |
+  rounds "$1" "$(scaled "$2")" "noop=$NOOP" -- |
     awk '$1 == "untraced" { wall = $2; cpu = $6 }
       $1 == "noop" || $1 == "gotrace" { dw[$1] = $5; dc[$1] = $7 }
       END { if (!("gotrace" in dw) || !wall || !cpu) { print "not run"; exit }
