@@ -1,30 +1,44 @@
 # decoder/: builds build/gotrace (the CLI) and build/libgotrace_decoder.a (every decoder
 # object but main.o, for the unit tests and the fuzzer); `make install`; the decoder's test
 # suite (decoder-test), fuzzing (fuzz, fuzz-short) and benchmark (bench-decoder).
+# One folder per layer, lowest first (docs/decoder.md, "Source map"):
+#   trace/ -> analysis/ -> cmd/
+# trace/ is the port of Go's parser (internal/trace: reading, ordering, validating), analysis/
+# what the commands compute from its events, cmd/ the commands, their options and outputs. A
+# folder is compiled with -I for itself and the folders to its left only (and common/), so a
+# wrong-way include does not build; scripts/check_layers.py checks the rest.
 # Invariants: one object per source; the fuzzer is built with clang into build/fuzz/ only
 # when asked for; nothing here writes outside build/ except `make install` (to PREFIX).
-DECODER_SRCS := $(wildcard decoder/*.c)
+DECODER_LAYERS := trace analysis cmd
+DECODER_SRCS := $(foreach l,$(DECODER_LAYERS),$(wildcard decoder/$(l)/*.c))
+DECODER_HDRS := $(foreach l,$(DECODER_LAYERS),$(wildcard decoder/$(l)/*.h))
 DECODER_OBJS := $(DECODER_SRCS:decoder/%.c=$(BUILD)/decoder/%.o)
-DECODER_LIB_OBJS := $(filter-out $(BUILD)/decoder/main.o,$(DECODER_OBJS))
-DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon -Idecoder -Ipreload/stack $(DW_CFLAGS)
-# recover symbolizes with libdw and demangles with the tracer's own demangler (one source).
+DECODER_LIB_OBJS := $(filter-out $(BUILD)/decoder/cmd/main.o,$(DECODER_OBJS))
+# The folders layer L may include from: itself and every layer below it.
+DECODER_SEES_trace    := trace
+DECODER_SEES_analysis := $(DECODER_SEES_trace) analysis
+DECODER_SEES_cmd      := $(DECODER_SEES_analysis) cmd
+decoder_incs = $(foreach l,$(DECODER_SEES_$(1)),-Idecoder/$(l))
+DECODER_CFLAGS := $(CFLAGS_COMMON) -Icommon $(DW_CFLAGS)
+# recover symbolizes with libdw and demangles with the tracer's own demangler (common/, one
+# source).
 DECODER_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw) -l:libiberty.a -lm
 
-$(BUILD)/decoder/%.o: decoder/%.c $(wildcard decoder/*.h) $(wildcard common/*.h) | $(BUILD)
+$(BUILD)/decoder/%.o: decoder/%.c $(DECODER_HDRS) $(wildcard common/*.h) | $(BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(DECODER_CFLAGS) -c $< -o $@
+	$(CC) $(DECODER_CFLAGS) $(call decoder_incs,$(patsubst %/,%,$(dir $*))) -c $< -o $@
 
 # The report's page, style sheet and script are embedded (.incbin) into report_assets.o.
-$(BUILD)/decoder/report_assets.o: $(wildcard decoder/report/*)
+$(BUILD)/decoder/cmd/report_assets.o: $(wildcard decoder/report/*)
 
-$(BUILD)/decoder/demangle.o: preload/stack/demangle.c preload/stack/demangle.h | $(BUILD)
+$(BUILD)/decoder/demangle.o: common/demangle.c common/demangle.h | $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(DECODER_CFLAGS) -c $< -o $@
 
 $(BUILD)/libgotrace_decoder.a: $(DECODER_LIB_OBJS) $(BUILD)/decoder/demangle.o
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/gotrace: $(BUILD)/decoder/main.o $(BUILD)/libgotrace_decoder.a
+$(BUILD)/gotrace: $(BUILD)/decoder/cmd/main.o $(BUILD)/libgotrace_decoder.a
 	$(CC) -o $@ $^ $(DECODER_LIBS)
 
 # Installation: the tracer library, the decoder, and the public header if there is one.
@@ -42,12 +56,12 @@ install: $(BUILD)/libgotrace.so $(BUILD)/gotrace
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_decoder
-$(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(wildcard decoder/*.h) $(wildcard common/*.h)
+$(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(DECODER_HDRS) $(wildcard common/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -Icommon -Idecoder -Ipreload/stack $(DW_CFLAGS) \
-	    test/decoder/fuzz_decoder.c $(filter-out decoder/main.c,$(DECODER_SRCS)) \
-	    preload/stack/demangle.c -o $@ $(DECODER_LIBS)
+	    -fno-sanitize-recover=undefined -Icommon $(call decoder_incs,cmd) $(DW_CFLAGS) \
+	    test/decoder/fuzz_decoder.c $(filter-out decoder/cmd/main.c,$(DECODER_SRCS)) \
+	    common/demangle.c -o $@ $(DECODER_LIBS)
 
 .PHONY: fuzz fuzz-short decoder-test bench-decoder bench-report
 fuzz: $(FUZZ_BIN)

@@ -11,7 +11,8 @@
 # sources listed in EXTRA_CFLAGS_SKIP. DEBUG=1 compiles the invariant checks in (GT_ASSERT,
 # util/assert.h); the sanitizer builds always do.
 PRELOAD_LAYERS := util stack buffers writer flush api hooks
-PRELOAD_SRCS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.c))
+# common/demangle.c is shared with the decoder (one demangler); it is built into the core here.
+PRELOAD_SRCS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.c)) common/demangle.c
 PRELOAD_HDRS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.h))
 PRELOAD_HOOKS  := $(wildcard preload/hooks/*.c)
 PRELOAD_CORE   := $(filter-out $(PRELOAD_HOOKS),$(PRELOAD_SRCS))
@@ -26,7 +27,7 @@ PRELOAD_SEES_hooks   := $(PRELOAD_SEES_api) hooks
 preload_incs = $(foreach l,$(PRELOAD_SEES_$(1)),-Ipreload/$(l))
 PRELOAD_CFLAGS := $(CFLAGS_COMMON) -Icommon -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                   $(UNWIND_CFLAGS) $(DW_CFLAGS) $(if $(DEBUG),-DGT_DEBUG_ASSERT=1)
-# libiberty (libiberty-dev): the demanglers, linked statically and kept hidden (stack/demangle.c).
+# libiberty (libiberty-dev): the demanglers, linked statically and kept hidden (common/demangle.c).
 # libdw and libelf are not linked: stack/dwlazy.c dlopens libdw at the first pc the symbol cache
 # does not know; nor is libunwind: stack/stack.c dlopens it for the first stack the fast walker
 # cannot walk (only their headers are needed to build).
@@ -36,8 +37,13 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS) $(wildcard common/*.h) | $(BUI
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) $(call preload_incs,$(patsubst %/,%,$(dir $*))) $(if $(filter $<,$(EXTRA_CFLAGS_SKIP)),,$(EXTRA_CFLAGS)) -c $< -o $@
 
-$(BUILD)/libgotrace_core.a: $(PRELOAD_CORE:preload/%.c=$(BUILD)/preload/%.o)
+$(BUILD)/preload/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+preload_obj = $(patsubst common/%.c,$(BUILD)/preload/common/%.o,$(1:preload/%.c=$(BUILD)/preload/%.o))
+$(BUILD)/libgotrace_core.a: $(call preload_obj,$(PRELOAD_CORE))
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libgotrace.so: $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
+$(BUILD)/libgotrace.so: $(call preload_obj,$(PRELOAD_SRCS))
 	$(CC) -shared -o $@ $^ $(PRELOAD_LIBS) $(EXTRA_LDFLAGS) -Wl,-z,defs

@@ -2,7 +2,7 @@
 # archive) and integration tests (test/integration/run.sh). `make test` runs all of them.
 UNIT_SRCS := $(wildcard test/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(BUILD)/unit/%)
-UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon $(call preload_incs,hooks) -Idecoder
+UNIT_CFLAGS := $(CFLAGS_COMMON) -Icommon $(call preload_incs,hooks) $(call decoder_incs,cmd)
 
 $(BUILD)/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_core.a $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
@@ -15,7 +15,7 @@ $(BUILD)/unit/test_walk: UNIT_LIBS := $(UNWIND_LIBS)
 # above), so they build while the tracer's sources are being changed.
 $(BUILD)/unit/test_decoder_%: test/unit/test_decoder_%.c $(wildcard test/unit/*.h) $(BUILD)/libgotrace_decoder.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -Icommon -Idecoder $< -o $@ $(BUILD)/libgotrace_decoder.a -lcriterion $(DECODER_LIBS)
+	$(CC) $(CFLAGS_COMMON) -Icommon $(call decoder_incs,cmd) $< -o $@ $(BUILD)/libgotrace_decoder.a -lcriterion $(DECODER_LIBS)
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 2; done

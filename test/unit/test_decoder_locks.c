@@ -1,4 +1,4 @@
-/* test_decoder_locks.c: the sync-object analysis (decoder/syncana.c) and the commands on it
+/* test_decoder_locks.c: the sync-object analysis (decoder/holders.c) and the commands on it
  * (locks, hangs, critical-path): traces with known times, holders and releases in (1 tick =
  * 1 ns, gotrace's experimental batch built here), exact totals and blames out.
  * Invariant: each test builds its own trace (decoder_traces.h's text form). */
@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "syncana.h"
+#include "holders.h"
 
 /* A "raw" line holding gotrace's experimental batch of generation 1 with the records of spec:
  * "w T M ADDR REASON HOLDER" (a wait) and "r T M ADDR STACK" (a release), ';'-separated. */
@@ -49,19 +49,19 @@ static char *with_records(const char *text, const char *spec)
     return all;
 }
 
-static void analyse(const char *text, struct sa *s, int intervals)
+static void analyse(const char *text, struct hd *s, int intervals)
 {
     struct dt_buf t = {0};
     dt_build(&t, text);
     struct gd_dec d;
     cr_assert_eq(gd_dec_fdopen(&d, dt_memfd(t.b, t.n), 1 << 20), 0, "%s", d.err.msg);
-    sa_init(s, intervals);
-    cr_assert_eq(sa_run(s, &d, "t", INT64_MAX), 0);
+    hd_init(s, intervals);
+    cr_assert_eq(hd_run(s, &d, "t", INT64_MAX), 0);
     gd_dec_close(&d);
     dt_free(&t);
 }
 
-static struct sa_obj *obj(struct sa *s, const char *name)
+static struct hd_obj *obj(struct hd *s, const char *name)
 {
     for (size_t i = 0; i < s->nobjs; i++)
         if (!strcmp(s->a.str.s[s->objs[i].name], name)) return &s->objs[i];
@@ -69,11 +69,11 @@ static struct sa_obj *obj(struct sa *s, const char *name)
     return NULL;
 }
 
-static int64_t blamed(struct sa *s, struct sa_obj *o, uint64_t gid)
+static int64_t blamed(struct hd *s, struct hd_obj *o, uint64_t gid)
 {
     for (size_t i = 0; i < o->nholders; i++) {
-        const struct sa_share *h = &o->holders[i];
-        if (gid == 0 ? h->g == SA_NONE : h->g != SA_NONE && s->a.gs[h->g].id == gid) return h->ns;
+        const struct hd_share *h = &o->holders[i];
+        if (gid == 0 ? h->g == HD_NONE : h->g != HD_NONE && s->a.gs[h->g].id == gid) return h->ns;
     }
     return 0;
 }
@@ -95,9 +95,9 @@ static const char chain_recs[] = "w 100 2 100 1 1; w 150 3 100 1 1; r 500 1 100 
 Test(locks, handoff_chain_blame)
 {
     char *text = with_records(chain, chain_recs);
-    struct sa s;
+    struct hd s;
     analyse(text, &s, 0);
-    struct sa_obj *o = obj(&s, "mutex L");
+    struct hd_obj *o = obj(&s, "mutex L");
     cr_assert_eq(o->waits, 2);
     cr_assert_eq(o->total, 900 + 550);
     cr_assert_eq(o->max, 900);
@@ -108,7 +108,7 @@ Test(locks, handoff_chain_blame)
     cr_assert_str_eq(s.a.str.s[o->sites[0].stack], "f l.c:7\n");
     for (size_t i = 0; i < o->nholders; i++) /* the release stack names the releaser's call */
         cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9");
-    sa_free(&s);
+    hd_free(&s);
     free(text);
 }
 
@@ -125,18 +125,18 @@ Test(locks, holder_at_block_time_and_rwlock_modes)
         " @700 GoBlock 4 0; @760 GoUnblock 1 7 0; @761 GoStart 1 8\n"
         "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @3000 GoDestroy\n",
         "w 100 1 200 1 2; w 400 1 200 2 2");
-    struct sa s;
+    struct hd s;
     analyse(text, &s, 0);
-    struct sa_obj *t = obj(&s, "rwlock T");
+    struct hd_obj *t = obj(&s, "rwlock T");
     cr_assert_eq(t->waits, 2);
     cr_assert_eq(t->total, 200 + 50);
     cr_assert_eq(blamed(&s, t, 2), 250, "the writer (thread 2) held it");
-    struct sa_obj *m = obj(&s, "mutex M");
+    struct hd_obj *m = obj(&s, "mutex M");
     cr_assert_eq(m->waits, 1);
     cr_assert_eq(blamed(&s, m, 0), 60, "no record: the holder is unknown");
     for (size_t i = 0; i < s.nobjs; i++)
         cr_assert(strcmp(s.a.str.s[s.objs[i].name], "sleep"), "sleep is no sync object");
-    sa_free(&s);
+    hd_free(&s);
     free(text);
 }
 
@@ -249,12 +249,12 @@ Test(locks, usage_errors)
     free(run(gd_cmd_critical_path, woken, (const char *const[]){"--region", "r", NULL},
              GD_EXIT_USAGE));
     int64_t ns;
-    cr_assert_eq(sa_parse_time("1.5s", &ns), 0);
+    cr_assert_eq(hd_parse_time("1.5s", &ns), 0);
     cr_assert_eq(ns, 1500000000);
-    cr_assert_eq(sa_parse_time("20us", &ns), 0);
+    cr_assert_eq(hd_parse_time("20us", &ns), 0);
     cr_assert_eq(ns, 20000);
-    cr_assert_eq(sa_parse_time("7", &ns), 0);
+    cr_assert_eq(hd_parse_time("7", &ns), 0);
     cr_assert_eq(ns, 7);
-    cr_assert_eq(sa_parse_time("3 ms", &ns), -1);
-    cr_assert_eq(sa_parse_time("-1ms", &ns), -1);
+    cr_assert_eq(hd_parse_time("3 ms", &ns), -1);
+    cr_assert_eq(hd_parse_time("-1ms", &ns), -1);
 }

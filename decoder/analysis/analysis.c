@@ -1,0 +1,537 @@
+/* analysis.c: per-goroutine accounting (see analysis.h for the invariants). */
+#include "analysis.h"
+
+#include "gderr.h"
+#include "evspec.h"
+#include "go_wire.h"
+#include "grow.h"
+#include "transition.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Wrapping arithmetic: times come from the file and may be anything. */
+static inline int64_t wsub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline void wadd(int64_t *a, int64_t b)
+{
+    *a = (int64_t)((uint64_t)*a + (uint64_t)b);
+}
+
+uint32_t gd_intern(struct gd_intern *t, const char *s, uint32_t len)
+{
+    if (t->n == 0) { /* index 0 is reserved for "none" */
+        if (gd_grow((void **)&t->s, &t->cap, 1, sizeof(*t->s)) ||
+            gd_grow((void **)&t->len, &t->lcap, 1, sizeof(*t->len)))
+            return 0;
+        t->s[0] = NULL;
+        t->len[0] = 0;
+        t->n = 1;
+    }
+    uint64_t h = gd_strhash(s, len);
+    for (;; h++) {
+        uint32_t *i = gd_hm_get(&t->map, h);
+        if (!i) break;
+        if (t->len[*i] == len && !memcmp(t->s[*i], s, len)) return *i;
+    }
+    char *c = malloc(len + 1);
+    if (!c || gd_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)) ||
+        gd_grow((void **)&t->len, &t->lcap, t->n + 1, sizeof(*t->len)) ||
+        gd_hm_put(&t->map, h, (uint32_t)t->n)) {
+        free(c);
+        return 0;
+    }
+    memcpy(c, s, len);
+    c[len] = 0;
+    t->s[t->n] = c;
+    t->len[t->n] = len;
+    return (uint32_t)t->n++;
+}
+
+void gd_ana_init(struct gd_ana *a, const struct gd_ana_cb *cb, void *user)
+{
+    memset(a, 0, sizeof(*a));
+    a->cb = cb;
+    a->user = user;
+    a->t0 = INT64_MIN;
+}
+
+static void accs_free(struct gd_name_accs *t)
+{
+    gd_hm_free(&t->map);
+    free(t->v);
+}
+
+void gd_ana_free(struct gd_ana *a)
+{
+    for (size_t i = 0; i < a->ngs; i++) {
+        free(a->gs[i].reasons);
+        free(a->gs[i].regs);
+    }
+    for (size_t i = 1; i < a->str.n; i++)
+        free(a->str.s[i]);
+    free(a->str.s);
+    free(a->str.len);
+    gd_hm_free(&a->str.map);
+    free(a->gs);
+    free(a->sites);
+    free(a->wakes);
+    free(a->otasks);
+    free(a->otfree);
+    accs_free(&a->regions);
+    accs_free(&a->tasks);
+    accs_free(&a->leaves);
+    gd_hm_free(&a->gmap);
+    gd_hm_free(&a->sitemap);
+    gd_hm_free(&a->wakemap);
+    gd_hm_free(&a->taskmap);
+    gd_hm_free(&a->gsite);
+    gd_hm_free(&a->gstr);
+    gd_hm_free(&a->gleaf);
+    gd_hm_free(&a->gstk);
+}
+
+/* The totals of name in t, created at zero; NULL when out of memory. */
+static struct gd_name_acc *acc_of(struct gd_name_accs *t, uint32_t name)
+{
+    uint32_t *i = gd_hm_get(&t->map, name);
+    if (i) return &t->v[*i];
+    if (gd_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) ||
+        gd_hm_put(&t->map, name, (uint32_t)t->n))
+        return NULL;
+    t->v[t->n] = (struct gd_name_acc){.name = name};
+    return &t->v[t->n++];
+}
+
+static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
+{
+    uint32_t *i = gd_hm_get(&a->gmap, id);
+    if (i) return &a->gs[*i];
+    if (gd_grow((void **)&a->gs, &a->gcap, a->ngs + 1, sizeof(*a->gs)) ||
+        gd_hm_put(&a->gmap, id, (uint32_t)a->ngs))
+        return NULL;
+    struct gd_ana_g *g = &a->gs[a->ngs++];
+    memset(g, 0, sizeof(*g));
+    g->id = id;
+    g->m = GD_NONE;
+    g->state = GS_NOTEXIST;
+    g->since = g->first = g->last = t;
+    return g;
+}
+
+/* Interned function of the outermost (outer != 0) or innermost frame of stack stk, or 0. */
+static uint32_t frame_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk, int outer)
+{
+    const uint64_t *pcs;
+    uint32_t n, len;
+    if (!stk || !gd_gen_stack(gen, stk, &pcs, &n) || !n) return 0;
+    const struct gd_frame *f = gd_gen_frame(gen, pcs[outer ? n - 1 : 0]);
+    const char *s = f ? gd_gen_str(gen, f->func, &len) : NULL;
+    return s && len ? gd_intern(&a->str, s, len) : 0;
+}
+
+/* Interned text of stack stk: one "func file:line" line per frame, innermost first. */
+static uint32_t stack_text(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
+{
+    char text[4096];
+    size_t n = 0;
+    const uint64_t *pcs;
+    uint32_t nf = 0;
+    text[0] = 0;
+    if (stk && gd_gen_stack(gen, stk, &pcs, &nf)) {
+        for (uint32_t i = 0; i < nf && n < sizeof(text) - 1; i++) {
+            const struct gd_frame *f = gd_gen_frame(gen, pcs[i]);
+            uint32_t fl = 0, il = 0;
+            const char *fn = f ? gd_gen_str(gen, f->func, &fl) : "?";
+            const char *fi = f ? gd_gen_str(gen, f->file, &il) : "?";
+            n += (size_t)snprintf(text + n, sizeof(text) - n, "%.*s %.*s:%" PRIu64 "\n", (int)fl,
+                                  fn ? fn : "", (int)il, fi ? fi : "", f ? f->line : 0);
+        }
+    }
+    if (n >= sizeof(text)) n = sizeof(text) - 1;
+    return gd_intern(&a->str, text, (uint32_t)n);
+}
+
+/* stack_text, cached for the generation. */
+static uint32_t gen_stack(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
+{
+    uint32_t *c = gd_hm_get(&a->gstk, stk);
+    if (c) return *c;
+    uint32_t v = stack_text(a, gen, stk);
+    gd_hm_put(&a->gstk, stk, v);
+    return v;
+}
+
+/* The stack of the event itself (GoCreate: the creator's, GoUnblock: the waker's), or 0. */
+static uint64_t own_stack(const struct gd_tev *ev)
+{
+    const struct gd_evspec *s = &gd_specs[ev->type < GD_NSPECS ? ev->type : 0];
+    return s->nstk ? ev->args[s->stk[0]] : 0;
+}
+
+/* The wait site of (reason, stack): interned stack text, grouped by content. */
+static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t stk)
+{
+    uint32_t st = stack_text(a, gen, stk);
+    uint64_t key = ((uint64_t)reason << 32) | st;
+    uint32_t *i = gd_hm_get(&a->sitemap, key);
+    if (i) return *i;
+    if (gd_grow((void **)&a->sites, &a->scap, a->nsites + 1, sizeof(*a->sites)) ||
+        gd_hm_put(&a->sitemap, key, (uint32_t)a->nsites))
+        return UINT32_MAX;
+    memset(&a->sites[a->nsites], 0, sizeof(a->sites[0]));
+    a->sites[a->nsites].reason = reason;
+    a->sites[a->nsites].stack = st;
+    return (uint32_t)a->nsites++;
+}
+
+static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
+{
+    for (uint32_t i = 0; i < g->nreasons; i++) {
+        if (g->reasons[i].reason == reason) {
+            wadd(&g->reasons[i].ns, ns);
+            g->reasons[i].count++;
+            return;
+        }
+    }
+    size_t cap = g->rcap;
+    if (gd_grow((void **)&g->reasons, &cap, (size_t)g->nreasons + 1, sizeof(*g->reasons))) return;
+    g->rcap = (uint32_t)cap;
+    g->reasons[g->nreasons++] = (struct gd_reason_acc){reason, 1, ns};
+}
+
+static void add_wake(struct gd_ana *a, uint32_t site, uint32_t waker)
+{
+    uint64_t key = (uint64_t)site << 32 | waker;
+    uint32_t *i = gd_hm_get(&a->wakemap, key);
+    if (i) {
+        a->wakes[*i].count++;
+        return;
+    }
+    if (gd_grow((void **)&a->wakes, &a->wcap, a->nwakes + 1, sizeof(*a->wakes)) ||
+        gd_hm_put(&a->wakemap, key, (uint32_t)a->nwakes))
+        return;
+    a->wakes[a->nwakes++] = (struct gd_wake){site, waker, 1};
+}
+
+/* Closes g's current interval at t. waker ends a wait: an index in a->gs or GD_WAKER_*. */
+static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint32_t waker)
+{
+    int64_t d = wsub(t, g->since);
+    switch (g->state) {
+    case GS_RUNNING:
+        wadd(&g->ns_run, d);
+        break;
+    case GS_RUNNABLE:
+        wadd(&g->ns_runnable, d);
+        break;
+    case GS_SYSCALL:
+        wadd(&g->ns_sys, d);
+        break;
+    case GS_WAITING:
+        wadd(&g->ns_wait, d);
+        add_reason(g, g->reason, d);
+        if (g->site != UINT32_MAX && g->site < a->nsites) {
+            struct gd_site *s = &a->sites[g->site];
+            s->count++;
+            wadd(&s->total, d);
+            if (d > s->max) s->max = d;
+            add_wake(a, g->site, waker);
+        }
+        break;
+    default:
+        return;
+    }
+    if (a->cb && a->cb->slice && d >= 0) a->cb->slice(a, g, g->state, g->since, t);
+}
+
+/* Interned string id of the generation, cached for the generation. */
+static uint32_t gen_str(struct gd_ana *a, const struct gd_gen *gen, uint64_t id)
+{
+    uint32_t *c = gd_hm_get(&a->gstr, id), len = 0;
+    if (c) return *c;
+    const char *s = gd_gen_str(gen, id, &len);
+    uint32_t v = gd_intern(&a->str, s ? s : "", s ? len : 0);
+    gd_hm_put(&a->gstr, id, v);
+    return v;
+}
+
+/* site_of, cached per generation when the ids fit the cache key. */
+static uint32_t gen_site(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t rid,
+                         uint64_t stk)
+{
+    if (stk >> 32 || rid >> 32) return site_of(a, gen, reason, stk);
+    uint64_t key = stk << 32 | rid;
+    uint32_t *c = gd_hm_get(&a->gsite, key);
+    if (c) return *c;
+    uint32_t v = site_of(a, gen, reason, stk);
+    gd_hm_put(&a->gsite, key, v);
+    return v;
+}
+
+/* Ends g's innermost open region at end. */
+static void close_region(struct gd_ana *a, struct gd_ana_g *g, int64_t end)
+{
+    const struct gd_open_region *r = &g->regs[--g->nregs];
+    struct gd_name_acc *acc = acc_of(&a->regions, r->name);
+    if (acc) {
+        acc->count++;
+        wadd(&acc->ns, wsub(end, r->start));
+    }
+    if (a->cb && a->cb->region) a->cb->region(a, g, r, end);
+}
+
+static int task_begin(struct gd_ana *a, uint64_t id, uint32_t name, int64_t now)
+{
+    struct gd_name_acc *acc = acc_of(&a->tasks, name);
+    if (!acc) return -1;
+    acc->count++;
+    uint32_t *i = gd_hm_get(&a->taskmap, id), slot;
+    if (i) { /* begun twice: the later begin counts */
+        slot = *i;
+    } else if (a->notfree) {
+        slot = a->otfree[--a->notfree];
+    } else {
+        if (gd_grow((void **)&a->otasks, &a->otcap, a->notasks + 1, sizeof(*a->otasks))) return -1;
+        slot = (uint32_t)a->notasks++;
+    }
+    if (!i && gd_hm_put(&a->taskmap, id, slot)) return -1;
+    a->otasks[slot] = (struct gd_open_task){name, now};
+    return 0;
+}
+
+/* Tasks ended without a begin in the trace are not counted. */
+static int task_end(struct gd_ana *a, uint64_t id, int64_t now)
+{
+    uint32_t *i = gd_hm_get(&a->taskmap, id);
+    if (!i) return 0;
+    uint32_t slot = *i;
+    gd_hm_del(&a->taskmap, id);
+    if (gd_grow((void **)&a->otfree, &a->otfcap, a->notfree + 1, sizeof(*a->otfree))) return -1;
+    a->otfree[a->notfree++] = slot;
+    struct gd_name_acc *acc = acc_of(&a->tasks, a->otasks[slot].name);
+    if (!acc) return -1;
+    acc->ended++;
+    wadd(&acc->ns, wsub(now, a->otasks[slot].start));
+    return 0;
+}
+
+/* A CPU sample: counted for its goroutine and its leaf function. */
+static int cpu_sample(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    a->nsamples++;
+    if (ev->g == GD_NONE) {
+        a->nsamples_nog++;
+    } else {
+        struct gd_ana_g *g = gacc(a, ev->g, ev->time);
+        if (!g) return -1;
+        g->nsamples++;
+    }
+    uint64_t stk = ev->args[3];
+    uint32_t *c = gd_hm_get(&a->gleaf, stk), leaf;
+    if (c) {
+        leaf = *c;
+    } else {
+        leaf = frame_name(a, gen, stk, 0);
+        if (gd_hm_put(&a->gleaf, stk, leaf)) return -1;
+    }
+    struct gd_name_acc *acc = leaf ? acc_of(&a->leaves, leaf) : NULL;
+    if (leaf && !acc) return -1;
+    if (acc) acc->count++;
+    if (a->cb && a->cb->sample)
+        a->cb->sample(a, ev->g == GD_NONE ? NULL : gacc(a, ev->g, ev->time), ev->time,
+                      a->want_stacks ? gen_stack(a, gen, stk) : 0);
+    return 0;
+}
+
+static int push_region(struct gd_ana_g *g, struct gd_open_region r)
+{
+    size_t cap = g->regcap;
+    if (gd_grow((void **)&g->regs, &cap, (size_t)g->nregs + 1, sizeof(*g->regs))) return -1;
+    g->regcap = (uint32_t)cap;
+    g->regs[g->nregs++] = r;
+    return 0;
+}
+
+/* Events about a goroutine that are not state transitions: labels, regions, logs. */
+static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    struct gd_ana_g *g = gacc(a, ev->g, ev->time);
+    if (!g) return -1;
+    switch (ev->type) {
+    case GO_EV_GO_LABEL:
+        g->label = gen_str(a, gen, ev->args[0]);
+        return 0;
+    case GO_EV_USER_REGION_BEGIN:
+        return push_region(
+            g, (struct gd_open_region){gen_str(a, gen, ev->args[1]), ev->args[0], ev->time});
+    case GO_EV_USER_REGION_END:
+        /* The ordering engine checked that it ends the innermost open region, or that none is
+         * open: then it began before the trace (Go accepts that) and spans from the start. */
+        if (!g->nregs && push_region(g, (struct gd_open_region){gen_str(a, gen, ev->args[1]),
+                                                                ev->args[0], a->t0}))
+            return -1;
+        close_region(a, g, ev->time);
+        return 0;
+    default: /* GO_EV_USER_LOG */
+        if (a->cb && a->cb->log) a->cb->log(a, g, ev, gen);
+        return 0;
+    }
+}
+
+/* g enters Waiting at ev: the wait's reason and site. Every wait counts once in nblock, so a
+ * goroutine's waits by reason add up to it: a GoBlock's reason, "created blocked" for a
+ * goroutine created waiting (GoCreateBlocked: Go's coroutines), else a wait already under way
+ * when the goroutine first appears. */
+static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_tev *ev,
+                        const struct gd_gen *gen, const struct gd_trans *t)
+{
+    static const char before[] = "waiting (since before this generation)";
+    static const char created[] = "created blocked";
+    g->nblock++;
+    if (ev->type == GO_EV_GO_BLOCK) {
+        g->reason = gen_str(a, gen, t->reason);
+        g->site = gen_site(a, gen, g->reason, t->reason, t->stack);
+        return;
+    }
+    const char *r = ev->type == GO_EV_GO_CREATE_BLOCKED ? created : before;
+    g->reason = gd_intern(&a->str, r, (uint32_t)strlen(r));
+    uint64_t stk = ev->type == GO_EV_GO_STATUS_STACK ? ev->args[3] : t->stack;
+    g->site = site_of(a, gen, g->reason, stk);
+}
+
+int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    if (gen->num != a->cache_gen) {
+        gd_hm_clear(&a->gsite);
+        gd_hm_clear(&a->gstr);
+        gd_hm_clear(&a->gleaf);
+        gd_hm_clear(&a->gstk);
+        a->cache_gen = gen->num;
+    }
+    if (a->t0 == INT64_MIN) a->t0 = ev->time;
+    a->tend = ev->time;
+    switch (ev->type) {
+    case GD_EV_CPU:
+        return cpu_sample(a, ev, gen);
+    case GO_EV_USER_TASK_BEGIN:
+        return task_begin(a, ev->args[0], gen_str(a, gen, ev->args[2]), ev->time);
+    case GO_EV_USER_TASK_END:
+        return task_end(a, ev->args[0], ev->time);
+    case GO_EV_GO_LABEL:
+    case GO_EV_USER_REGION_BEGIN:
+    case GO_EV_USER_REGION_END:
+    case GO_EV_USER_LOG:
+        return ev->g == GD_NONE ? 0 : annotation(a, ev, gen);
+    }
+    struct gd_trans t;
+    if (!gd_transition(ev, &t) || t.kind != TR_G) return 0;
+    int64_t now = ev->time;
+    struct gd_ana_g *g = gacc(a, t.id, now);
+    if (!g) return -1;
+    if (!g->start) {
+        uint64_t stk = t.stack;
+        if (ev->type == GO_EV_GO_STATUS_STACK)
+            stk = ev->args[3];
+        else if (ev->type == GO_EV_GO_CREATE || ev->type == GO_EV_GO_CREATE_BLOCKED)
+            stk = ev->args[1];
+        else if (ev->g != t.id)
+            stk = 0; /* the event's stack is another goroutine's */
+        g->start = frame_name(a, gen, stk, 1);
+    }
+    if (t.old == t.new && g->state == t.new) return 0; /* status fix-up: no change */
+    uint32_t gi = (uint32_t)(g - a->gs), waker = GD_WAKER_NONE;
+    if (t.new == GS_RUNNABLE && g->state == GS_WAITING && ev->g != GD_NONE && ev->g != t.id) {
+        struct gd_ana_g *w = gacc(a, ev->g, now);
+        if (!w) return -1;
+        waker = (uint32_t)(w - a->gs);
+        g = &a->gs[gi];
+    }
+    close_interval(a, g, now, waker);
+    if (t.new == GS_NOTEXIST)
+        while (g->nregs)
+            close_region(a, g, now);
+    if (t.new == GS_WAITING) wait_begins(a, g, ev, gen, &t);
+    if (t.new == GS_SYSCALL && t.old == GS_RUNNING) g->nsys++;
+    if (t.new == GS_RUNNING || t.new == GS_SYSCALL) g->m = ev->m;
+    if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&waker != GD_WAKER_NONE && a->cb &&
+        a->cb->wake) {
+        g->flow = ++a->nflows;
+        a->cb->wake(a, &a->gs[waker], g, now, g->flow);
+    }
+    if (t.new == GS_RUNNING && g->flow) {
+        if (a->cb && a->cb->flow_end) a->cb->flow_end(a, g, now, g->flow);
+        g->flow = 0;
+    }
+    g->state = t.new;
+    if (a->want_stacks) g->since_stack = gen_stack(a, gen, own_stack(ev));
+    g->since = now;
+    g->last = now;
+    return 0;
+}
+
+void gd_ana_finish(struct gd_ana *a)
+{
+    for (size_t i = 0; i < a->ngs; i++) {
+        struct gd_ana_g *g = &a->gs[i];
+        while (g->nregs)
+            close_region(a, g, a->tend);
+        if (g->state == GS_NOTEXIST || g->state == GS_UNDET) continue;
+        close_interval(a, g, a->tend, GD_WAKER_END);
+        g->since = a->tend;
+        g->last = a->tend;
+    }
+}
+
+int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file)
+{
+    struct gd_tev ev;
+    int rc;
+    while ((rc = gd_dec_next(d, &ev)) > 0)
+        if (gd_ana_event(a, &ev, &d->gen)) {
+            fprintf(stderr, "gotrace: %s: out of memory\n", file);
+            rc = -2;
+            break;
+        }
+    if (rc == -1) gd_err_print(&d->err, file, stderr);
+    gd_ana_finish(a);
+    return rc;
+}
+
+const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, int with_id, char *buf)
+{
+    const char *label = g->label && a->str.len[g->label] ? a->str.s[g->label] : NULL;
+    const char *start = g->start ? a->str.s[g->start] : NULL;
+    if (label && start && !strcmp(label, start)) start = NULL; /* "worker (worker)" */
+    const char *name = label ? label : start;
+    if (!name)
+        snprintf(buf, GD_NAME_MAX, "G%" PRIu64, g->id);
+    else if (label && start && with_id)
+        snprintf(buf, GD_NAME_MAX, "%s (G%" PRIu64 " %s)", label, g->id, start);
+    else if (label && start)
+        snprintf(buf, GD_NAME_MAX, "%s (%s)", label, start);
+    else if (with_id)
+        snprintf(buf, GD_NAME_MAX, "%s (G%" PRIu64 ")", name, g->id);
+    else
+        snprintf(buf, GD_NAME_MAX, "%s", name);
+    return buf;
+}
+
+const char *gd_fmt_dur(int64_t ns, char *buf, size_t n)
+{
+    double v = (double)ns;
+    if (ns < 0) v = 0;
+    if (v < 1e3)
+        snprintf(buf, n, "%.0fns", v);
+    else if (v < 1e6)
+        snprintf(buf, n, "%.2fus", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, n, "%.2fms", v / 1e6);
+    else
+        snprintf(buf, n, "%.3fs", v / 1e9);
+    return buf;
+}

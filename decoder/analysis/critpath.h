@@ -1,0 +1,47 @@
+/* critpath.h: the critical path of a target (a thread's lifetime, a region, a task, a time
+ * window), from the intervals of a sync analysis (holders.h, want_intervals): from the end of
+ * the target, walk back along its thread; a wait that another thread ended (a wake-up)
+ * continues on the waker from the wake-up; a lock wait ended after a release continues on the
+ * releaser from its release (the "hand-off" in between stays on the waiter); a thread's start
+ * continues on its creator; anything else (running, runnable, a wait nobody ended: sleep,
+ * timeout, I/O) is a segment of the path. Used by `gotrace critical-path` and the report.
+ * Invariants: the segments are disjoint and cover [from, to] exactly (what the walk cannot
+ * reach is one segment "before the trace", thread HD_NONE); the shares by thread and by
+ * function each sum to to - from. */
+#ifndef GOTRACE_DECODER_CRITPATH_H
+#define GOTRACE_DECODER_CRITPATH_H
+
+#include "holders.h"
+
+struct cp_seg {
+    uint32_t g;    /* goroutine index, HD_NONE: before the trace */
+    uint8_t state; /* GS_* */
+    int handoff;   /* a lock wait's hand-off after the holder's release */
+    int64_t start, end;
+    uint32_t stack, reason; /* interned, 0 none */
+};
+
+struct cp_share {
+    uint32_t key; /* goroutine index (HD_NONE: before the trace) or interned function */
+    int64_t ns;
+};
+
+struct cp_path {
+    int64_t from, to;
+    struct cp_seg *seg; /* oldest first */
+    size_t nseg;
+    struct cp_share *byg, *byf; /* by thread, by function; largest first */
+    size_t ng, nf;
+};
+
+/* The path of goroutine g's work ending at to, back to from. 0, or -1 when out of memory. */
+int cp_compute(struct hd *s, uint32_t g, int64_t from, int64_t to, struct cp_path *p);
+void cp_free(struct cp_path *p);
+/* The main thread (the goroutine started by "main", else the first one); HD_NONE if none. */
+uint32_t cp_main_thread(const struct hd *s);
+/* The goroutine named want (as the commands print it, its label, its start routine, or
+ * G<id>); HD_NONE if none. */
+uint32_t cp_find_thread(const struct hd *s, const char *want);
+/* "running", "runnable", "waiting", "syscall", "hand-off", or "-". */
+const char *cp_state_name(uint8_t state, int handoff);
+#endif

@@ -1,0 +1,593 @@
+/* holders.c: sync objects, holders and intervals. See holders.h for the rules. */
+#include "holders.h"
+
+#include "go_wire.h"
+#include "grow.h"
+#include "reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MATCH_NS 1000000 /* a wait record belongs to a GoBlock of its thread this close */
+
+static struct hd_g *gx_grow(struct hd *s, uint32_t gi)
+{
+    size_t old = s->gxcap;
+    if (gd_grow((void **)&s->gx, &s->gxcap, (size_t)gi + 1, sizeof(*s->gx))) return NULL;
+    for (size_t i = old; i < s->gxcap; i++)
+        s->gx[i] = (struct hd_g){.obj = HD_NONE, .holder = HD_NONE, .creator = HD_NONE};
+    return &s->gx[gi];
+}
+
+static inline struct hd_g *gx_of(struct hd *s, uint32_t gi)
+{
+    return gi < s->gxcap ? &s->gx[gi] : gx_grow(s, gi);
+}
+
+static uint32_t g_index(const struct hd *s, uint64_t id)
+{
+    uint32_t *i = gd_hm_get(&s->a.gmap, id);
+    return i ? *i : HD_NONE;
+}
+
+uint32_t hd_g_of_m(const struct hd *s, uint64_t m)
+{
+    uint32_t *i = gd_hm_get(&s->mmap, m);
+    return i ? *i : HD_NONE;
+}
+
+const char *hd_gname(const struct hd *s, uint32_t g, char *buf)
+{
+    if (g == HD_NONE || g >= s->a.ngs) return strcpy(buf, "(unknown)");
+    return gd_ana_name(&s->a, &s->a.gs[g], 1, buf);
+}
+
+/* ---- objects ---- */
+
+static struct hd_obj *obj_named(struct hd *s, const char *name, size_t len, uint32_t *idx)
+{
+    uint32_t n = gd_intern(&s->a.str, name, (uint32_t)len);
+    uint32_t *i = gd_hm_get(&s->objmap, n);
+    if (!i) {
+        if (gd_grow((void **)&s->objs, &s->ocap, s->nobjs + 1, sizeof(*s->objs)) ||
+            gd_hm_put(&s->objmap, n, (uint32_t)s->nobjs))
+            return NULL;
+        s->objs[s->nobjs] = (struct hd_obj){.name = n};
+        i = gd_hm_get(&s->objmap, n);
+        s->nobjs++;
+    }
+    *idx = *i;
+    return &s->objs[*i];
+}
+
+/* The object of a wait with block reason r (len bytes), HD_NONE for a reason that is not a
+ * sync wait. holder names a joined thread. */
+static uint32_t obj_of_reason(struct hd *s, const char *r, uint32_t len, uint32_t holder)
+{
+    char buf[1200];
+    if (!len || !memmem(r, len, "sync", 4) || len >= sizeof buf - GD_NAME_MAX) return HD_NONE;
+    memcpy(buf, r, len);
+    buf[len] = 0;
+    char *p = buf;
+    if (!strncmp(p, "sync: ", 6)) p += 6;
+    static const char *const modes[] = {"rwlock read", "rwlock write"};
+    for (int k = 0; k < 2; k++) {
+        size_t ml = strlen(modes[k]);
+        if (!strncmp(p, modes[k], ml) && (p[ml] == ' ' || !p[ml])) {
+            memmove(p + 6, p + ml, strlen(p + ml) + 1); /* keep "rwlock" */
+            break;
+        }
+    }
+    if (!strcmp(p, "join") && holder != HD_NONE) {
+        char nb[GD_NAME_MAX];
+        snprintf(p + 4, sizeof buf - (size_t)(p + 4 - buf), " %s", hd_gname(s, holder, nb));
+    }
+    uint32_t idx;
+    return obj_named(s, p, strlen(p), &idx) ? idx : HD_NONE;
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const struct hd_release *a = x, *b = y;
+    return (a->t > b->t) - (a->t < b->t);
+}
+
+void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *first, size_t *end)
+{
+    size_t lo = 0, hi = o->nrel;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (o->rel[mid].t <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t e = lo;
+    while (e < o->nrel && o->rel[e].t <= upto)
+        e++;
+    *first = lo;
+    *end = e;
+}
+
+struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g)
+{
+    for (size_t i = 0; i < o->nholders; i++)
+        if (o->holders[i].g == g) return &o->holders[i];
+    if (gd_grow((void **)&o->holders, &o->hcap, o->nholders + 1, sizeof(*o->holders))) return NULL;
+    o->holders[o->nholders] = (struct hd_share){.g = g};
+    return &o->holders[o->nholders++];
+}
+
+/* ns of a wait at gd_ana site index site are blamed on holder g: in object o's holders and
+ * the site's (counted: this wait was counted for g already). */
+/* ns of the waits with key (waiter << 32 | reason) are blamed on holder g. */
+static void gblame(struct hd *s, uint64_t key, uint32_t g, int64_t ns)
+{
+    uint32_t *first = gd_hm_get(&s->gheldmap, key), head = first ? *first : HD_NONE, i = head;
+    while (i != HD_NONE && s->gheld[i].holder != g)
+        i = s->gheld[i].next;
+    if (i == HD_NONE) { /* a new holder, first in the list */
+        if (gd_grow((void **)&s->gheld, &s->gheldcap, s->ngheld + 1, sizeof(*s->gheld)) ||
+            gd_hm_put(&s->gheldmap, key, (uint32_t)s->ngheld))
+            return;
+        i = (uint32_t)s->ngheld++;
+        s->gheld[i] = (struct hd_gheld){g, head, 0};
+    }
+    s->gheld[i].ns += ns;
+}
+
+uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns)
+{
+    uint32_t *first = gd_hm_get(&s->gheldmap, (uint64_t)g << 32 | reason), best = HD_NONE;
+    *ns = 0;
+    for (uint32_t i = first ? *first : HD_NONE; i != HD_NONE; i = s->gheld[i].next)
+        if (s->gheld[i].ns > *ns) {
+            *ns = s->gheld[i].ns;
+            best = s->gheld[i].holder;
+        }
+    return best;
+}
+
+static void blame(struct hd *s, struct hd_obj *o, uint32_t site, uint64_t gkey, uint32_t g,
+                  uint32_t stack, int64_t ns, int *counted)
+{
+    if (g != HD_NONE) gblame(s, gkey, g, ns);
+    struct hd_share *h = hd_share_of(o, g);
+    if (!h) return;
+    h->ns += ns;
+    if (stack) h->stack = stack;
+    h->count += !counted[0];
+    if (g != HD_NONE && site < s->a.nsites) {
+        uint64_t key = (uint64_t)site << 32 | g;
+        uint32_t *i = gd_hm_get(&s->siteheld, key);
+        if (!i && !gd_grow((void **)&s->held, &s->heldcap, s->nheld + 1, sizeof(*s->held)) &&
+            !gd_hm_put(&s->siteheld, key, (uint32_t)s->nheld)) {
+            s->held[s->nheld] = (struct hd_held){site, g, 0, 0};
+            i = gd_hm_get(&s->siteheld, key);
+            s->nheld++;
+        }
+        if (i) {
+            s->held[*i].ns += ns;
+            s->held[*i].count += !counted[0];
+        }
+    }
+    counted[0] = 1;
+}
+
+/* A wait of goroutine gi on object oi over [start, end] ended: its totals, site and blame. */
+static void wait_ended(struct hd *s, uint32_t oi, const struct hd_g *x, uint32_t site,
+                       uint64_t gkey, int64_t start, int64_t end)
+{
+    struct hd_obj *o = &s->objs[oi];
+    int64_t d = end - start;
+    o->waits++;
+    o->total += d;
+    if (d > o->max) o->max = d;
+    uint32_t stk = site < s->a.nsites ? s->a.sites[site].stack : 0;
+    uint64_t sk = (uint64_t)oi << 32 | stk;
+    uint32_t *si = gd_hm_get(&s->sitemap, sk), k = si ? *si : (uint32_t)o->nsites;
+    if (!si) {
+        if (gd_grow((void **)&o->sites, &o->scap, o->nsites + 1, sizeof(*o->sites)) ||
+            gd_hm_put(&s->sitemap, sk, k))
+            return;
+        o->sites[o->nsites++] = (struct hd_site){stk, 0, 0};
+    }
+    o->sites[k].count++;
+    o->sites[k].total += d;
+    size_t first, last;
+    hd_releases(o, start, end, &first, &last);
+    int64_t prev = start;
+    for (size_t i = first; i < last; i++) {
+        int counted = 0;
+        int64_t part = o->rel[i].t - prev + (i + 1 == last ? end - o->rel[i].t : 0);
+        blame(s, o, site, gkey, hd_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
+        prev = o->rel[i].t;
+    }
+    if (first == last) {
+        int counted = 0;
+        blame(s, o, site, gkey, x->holder, 0, d, &counted);
+    }
+}
+
+/* ---- records ---- */
+
+static int uv(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
+{
+    int n = gd_uvarint(p + *pos, len - *pos, v);
+    if (n <= 0) return -1;
+    *pos += (size_t)n;
+    return 0;
+}
+
+/* Reads generation gen's records: wait records kept for their GoBlocks, releases added to
+ * their objects (named by the generation's wait records). */
+static int read_records(struct hd *s, const struct gd_gen *gen)
+{
+    s->nrecs = 0;
+    s->any_records |= gen->nsync > 0;
+    gd_hm_clear(&s->recmap);
+    gd_hm_clear(&s->rcache);
+    s->rec_gen = gen->num;
+    const uint8_t *p = gen->sync;
+    size_t len = gen->nsync;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t pos = 0;
+        while (pos < len) {
+            uint8_t type = p[pos++];
+            uint64_t v[5] = {0};
+            int nv = type == GT_SYNC_WAIT ? 5 : type == GT_SYNC_RELEASE ? 4 : 0;
+            if (!nv) return 0; /* unknown: a newer writer; the rest is unreadable */
+            for (int k = 0; k < nv; k++)
+                if (uv(p, len, &pos, &v[k])) return 0;
+            int64_t t = gd_ticks_to_ns(gen, v[0]);
+            if (pass == 0 && type == GT_SYNC_WAIT) {
+                if (gd_grow((void **)&s->recs, &s->reccap, s->nrecs + 1, sizeof(*s->recs)))
+                    return -1;
+                uint32_t ri = (uint32_t)s->nrecs++;
+                s->recs[ri] = (struct hd_rec){t, v[1], v[3], v[2], v[4], HD_NONE, 0};
+                uint32_t *head = gd_hm_get(&s->recmap, v[1]);
+                if (!head) {
+                    if (gd_hm_put(&s->recmap, v[1], ri)) return -1;
+                } else { /* append: records of one thread are in its order */
+                    uint32_t j = *head;
+                    while (s->recs[j].next != HD_NONE)
+                        j = s->recs[j].next;
+                    s->recs[j].next = ri;
+                }
+                uint32_t rl = 0;
+                const char *r = gd_gen_str(gen, v[3], &rl);
+                uint32_t oi = r ? obj_of_reason(s, r, rl, HD_NONE) : HD_NONE;
+                if (oi != HD_NONE && gd_hm_put(&s->addrmap, v[2], oi)) return -1;
+            } else if (pass == 1 && type == GT_SYNC_RELEASE) {
+                uint32_t *oi = gd_hm_get(&s->addrmap, v[2]);
+                if (!oi) continue;
+                struct hd_obj *o = &s->objs[*oi];
+                if (gd_grow((void **)&o->rel, &o->relcap, o->nrel + 1, sizeof(*o->rel))) return -1;
+                char *txt = NULL;
+                uint32_t stk = 0;
+                const uint64_t *pcs;
+                uint32_t n;
+                if (v[3] && gd_gen_stack(gen, v[3], &pcs, &n)) {
+                    size_t cap = 0, tl = 0;
+                    for (uint32_t i = 0; i < n; i++) {
+                        const struct gd_frame *f = gd_gen_frame(gen, pcs[i]);
+                        uint32_t fl = 0, ll = 0;
+                        const char *fn = f ? gd_gen_str(gen, f->func, &fl) : NULL;
+                        const char *fi = f ? gd_gen_str(gen, f->file, &ll) : NULL;
+                        if (gd_grow((void **)&txt, &cap, tl + fl + ll + 32, 1)) break;
+                        tl +=
+                            (size_t)snprintf(txt + tl, cap - tl, "%.*s %.*s:%" PRIu64 "\n", (int)fl,
+                                             fn ? fn : "", (int)ll, fi ? fi : "", f ? f->line : 0);
+                    }
+                    if (txt && tl) stk = gd_intern(&s->a.str, txt, (uint32_t)tl - 1);
+                    free(txt);
+                }
+                o->rel[o->nrel++] = (struct hd_release){t, v[1], stk};
+                if (o->nrel > 1 && o->rel[o->nrel - 2].t > t)
+                    qsort(o->rel, o->nrel, sizeof(*o->rel), by_time);
+            }
+        }
+    }
+    return 0;
+}
+
+/* The wait record of thread m's GoBlock at t, or NULL. */
+static struct hd_rec *record_of(struct hd *s, uint64_t m, int64_t t)
+{
+    uint32_t *head = gd_hm_get(&s->recmap, m);
+    for (uint32_t j = head ? *head : HD_NONE; j != HD_NONE; j = s->recs[j].next) {
+        struct hd_rec *r = &s->recs[j];
+        if (r->used) continue;
+        if (r->t > t + MATCH_NS) return NULL;
+        if (r->t >= t - MATCH_NS) {
+            r->used = 1;
+            *head = r->next; /* earlier ones will not match any more */
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* ---- callbacks ---- */
+
+static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
+                     int64_t end)
+{
+    struct hd *s = a->user;
+    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
+    uint32_t gi = (uint32_t)(g - a->gs);
+    struct hd_g *x = gx_of(s, gi);
+    if (!x) return;
+    uint32_t obj = HD_NONE;
+    if (state == GS_WAITING && x->waiting && x->since == start) {
+        obj = x->obj;
+        if (obj != HD_NONE)
+            wait_ended(s, obj, x, g->site, (uint64_t)gi << 32 | g->reason, start, end);
+        x->waiting = s->finishing; /* a wait open at the end stays described (hangs) */
+    }
+    if (!s->want_intervals || s->iv_over) return;
+    if (s->iv_budget && s->niv >= s->iv_budget) { /* too many: the critical path is off */
+        s->iv_over = 1;
+        for (size_t i = 0; i < s->gxcap; i++) {
+            free(s->gx[i].iv);
+            s->gx[i].iv = NULL;
+            s->gx[i].niv = s->gx[i].ivcap = 0;
+        }
+        return;
+    }
+    if (x->niv == x->ivcap && gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv)))
+        return;
+    x->iv[x->niv++] = (struct hd_iv){
+        start, end, HD_NONE, obj, g->since_stack, state == GS_WAITING ? g->reason : 0, state};
+    s->niv++;
+}
+
+static void on_wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
+                    int64_t t, uint64_t flow)
+{
+    (void)flow;
+    struct hd *s = a->user;
+    if (!s->want_intervals) return;
+    struct hd_g *x = gx_of(s, (uint32_t)(wakee - a->gs));
+    if (x && x->niv && x->iv[x->niv - 1].end == t)
+        x->iv[x->niv - 1].waker = (uint32_t)(waker - a->gs);
+}
+
+static void on_region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
+                      int64_t end)
+{
+    struct hd *s = a->user;
+    if (!s->region_name || strcmp(a->str.s[r->name], s->region_name)) return;
+    if (s->region.g == HD_NONE || end - r->start > s->region.end - s->region.start)
+        s->region = (struct hd_region){(uint32_t)(g - a->gs), r->start, end};
+}
+
+/* The chained analysis' callback, with its user (hd_chain). */
+#define NEXT(a, name, ...)                                                                         \
+    do {                                                                                           \
+        struct hd *s_ = (a)->user;                                                                 \
+        if (s_->next && s_->next->name) {                                                          \
+            (a)->user = s_->next_user;                                                             \
+            s_->next->name((a), __VA_ARGS__);                                                      \
+            (a)->user = s_;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+static void chain_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
+                        int64_t end)
+{
+    on_slice(a, g, state, start, end);
+    NEXT(a, slice, g, state, start, end);
+}
+static void chain_wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
+                       int64_t t, uint64_t flow)
+{
+    on_wake(a, waker, wakee, t, flow);
+    NEXT(a, wake, waker, wakee, t, flow);
+}
+static void chain_flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow)
+{
+    NEXT(a, flow_end, wakee, t, flow);
+}
+static void chain_region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
+                         int64_t end)
+{
+    on_region(a, g, r, end);
+    NEXT(a, region, g, r, end);
+}
+static void chain_log(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
+                      const struct gd_gen *gen)
+{
+    NEXT(a, log, g, ev, gen);
+}
+static void chain_sample(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32_t stack)
+{
+    NEXT(a, sample, g, t, stack);
+}
+
+static const struct gd_ana_cb callbacks = {.slice = on_slice, .wake = on_wake, .region = on_region};
+static const struct gd_ana_cb chained = {.slice = chain_slice,
+                                         .wake = chain_wake,
+                                         .flow_end = chain_flow_end,
+                                         .region = chain_region,
+                                         .log = chain_log,
+                                         .sample = chain_sample};
+
+void hd_chain(struct hd *s)
+{
+    s->next = s->a.cb;
+    s->next_user = s->a.user;
+    s->a.cb = &chained;
+    s->a.user = s;
+    s->a.want_stacks = 1;
+}
+
+/* After the analysis took ev: threads, creations, tasks, and the object of a GoBlock. */
+static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    /* Before the first records, holders only: every generation states the threads that run
+     * (GoStatus with their M) before its records, which then find their holders. */
+    if (s->holders_only && !s->any_records) return 0;
+    /* The goroutine each thread runs changes only at these (hashing every event is slow). */
+    uint64_t m = GD_NONE, on = 0;
+    if (ev->type == GO_EV_GO_START || ev->type == GO_EV_GO_CREATE_SYSCALL)
+        m = ev->m, on = ev->args[0];
+    else if ((ev->type == GO_EV_GO_STATUS || ev->type == GO_EV_GO_STATUS_STACK))
+        m = ev->args[1], on = ev->args[0];
+    if (m != GD_NONE) {
+        unsigned k = (unsigned)(m & 255);
+        if (s->mlast[k].m == m && s->mlast[k].gid == on) return 0; /* no change */
+        uint32_t gi = g_index(s, on);
+        if (gi == HD_NONE) return 0;
+        s->mlast[k].m = m;
+        s->mlast[k].gid = on;
+        return gd_hm_put(&s->mmap, m, gi) ? -1 : 0;
+    }
+    if (ev->type != GO_EV_GO_CREATE && ev->type != GO_EV_GO_CREATE_BLOCKED &&
+        ev->type != GO_EV_USER_TASK_BEGIN && ev->type != GO_EV_USER_TASK_END &&
+        ev->type != GO_EV_GO_BLOCK)
+        return 0;
+    uint32_t gi = ev->g != GD_NONE ? g_index(s, ev->g) : HD_NONE;
+    if (ev->type == GO_EV_GO_CREATE || ev->type == GO_EV_GO_CREATE_BLOCKED) {
+        struct hd_g *x = gx_of(s, g_index(s, ev->args[0]));
+        if (x && gi != HD_NONE) {
+            x->creator = gi;
+            x->created = ev->time;
+        }
+    } else if (ev->type == GO_EV_USER_TASK_BEGIN && s->task && ev->args[0] == s->task) {
+        s->task_begin = ev->time;
+    } else if (ev->type == GO_EV_USER_TASK_END && s->task && ev->args[0] == s->task) {
+        s->task_end = ev->time;
+        s->task_g = gi;
+    } else if (ev->type == GO_EV_GO_BLOCK && gi != HD_NONE) {
+        struct hd_g *x = gx_of(s, gi);
+        if (!x) return -1;
+        struct hd_rec *r = s->nrecs && ev->m != GD_NONE ? record_of(s, ev->m, ev->time) : NULL;
+        x->waiting = 1;
+        x->since = ev->time;
+        x->holder_m = r && !(r->holder & GT_SYNC_HOLDER_G) ? r->holder : 0;
+        x->holder = x->holder_m      ? hd_g_of_m(s, x->holder_m)
+                    : r && r->holder ? g_index(s, r->holder & ~GT_SYNC_HOLDER_G)
+                                     : HD_NONE;
+        uint32_t rl = 0, *cached = gd_hm_get(&s->rcache, ev->args[0]);
+        const char *reason = cached ? NULL : gd_gen_str(gen, ev->args[0], &rl);
+        x->obj = cached ? *cached - 1 : reason ? obj_of_reason(s, reason, rl, x->holder) : HD_NONE;
+        if (!cached && (rl != 10 || memcmp(reason, "sync: join", 10)) && /* a join: its holder */
+            gd_hm_put(&s->rcache, ev->args[0], x->obj + 1))
+            return -1;
+        if (r && x->obj != HD_NONE) gd_hm_put(&s->addrmap, r->addr, x->obj);
+    }
+    return 0;
+}
+
+void hd_init(struct hd *s, int want_intervals)
+{
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < 256; i++)
+        s->mlast[i].m = GD_NONE;
+    gd_ana_init(&s->a, &callbacks, s);
+    s->a.want_stacks = 1;
+    s->want_intervals = want_intervals;
+    s->region.g = HD_NONE;
+    s->task_g = HD_NONE;
+    s->task_begin = s->task_end = INT64_MIN;
+    s->rec_gen = UINT64_MAX;
+}
+
+void hd_free(struct hd *s)
+{
+    for (size_t i = 0; i < s->nobjs; i++) {
+        free(s->objs[i].sites);
+        free(s->objs[i].holders);
+        free(s->objs[i].rel);
+    }
+    for (size_t i = 0; i < s->gxcap; i++)
+        free(s->gx[i].iv);
+    free(s->objs);
+    free(s->gx);
+    free(s->recs);
+    gd_hm_free(&s->objmap);
+    gd_hm_free(&s->addrmap);
+    gd_hm_free(&s->mmap);
+    gd_hm_free(&s->recmap);
+    gd_hm_free(&s->sitemap);
+    gd_hm_free(&s->siteheld);
+    gd_hm_free(&s->gheldmap);
+    free(s->gheld);
+    free(s->held);
+    gd_hm_free(&s->rcache);
+    gd_ana_free(&s->a);
+}
+
+int hd_run(struct hd *s, struct gd_dec *d, const char *file, int64_t stop)
+{
+    struct gd_tev ev;
+    int rc, first = 1;
+    while ((rc = gd_dec_next(d, &ev)) > 0) {
+        if (first) s->t0 = ev.time, first = 0;
+        if (stop != INT64_MAX && ev.time - s->t0 > stop) break;
+        if ((d->gen.num != s->rec_gen && read_records(s, &d->gen)) ||
+            gd_ana_event(&s->a, &ev, &d->gen) || after_event(s, &ev, &d->gen)) {
+            fprintf(stderr, "gotrace: %s: out of memory\n", file);
+            return -2;
+        }
+    }
+    if (rc == -1) {
+        gd_err_print(&d->err, file, stderr);
+        return -1;
+    }
+    for (size_t i = 0; i < s->a.ngs; i++) {
+        struct hd_g *x = gx_of(s, (uint32_t)i);
+        if (!x) return -2;
+        x->state_since = s->a.gs[i].since;
+    }
+    s->finishing = 1;
+    if (rc == 0) gd_ana_finish(&s->a);
+    s->nevents = d->nevents;
+    s->ngens = d->ngens;
+    return 0;
+}
+
+int hd_parse_time(const char *text, int64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || v < 0) return -1;
+    double mul = 1;
+    if (!strcmp(end, "s"))
+        mul = 1e9;
+    else if (!strcmp(end, "ms"))
+        mul = 1e6;
+    else if (!strcmp(end, "us"))
+        mul = 1e3;
+    else if (*end && strcmp(end, "ns"))
+        return -1;
+    if (v * mul > 9e18) return -1;
+    *ns = (int64_t)(v * mul);
+    return 0;
+}
+
+const char *hd_stack_func(const char *stack, char *buf, size_t n)
+{
+    static const char *const skip[] = {"pthread_", "sem_", "__pthread", NULL};
+    buf[0] = 0;
+    for (const char *p = stack; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *sp = memchr(p, ' ', len);
+        size_t fl = sp ? (size_t)(sp - p) : len;
+        int lib = 0;
+        for (int k = 0; skip[k]; k++)
+            lib |= !strncmp(p, skip[k], strlen(skip[k]));
+        if (!lib || !e) {
+            snprintf(buf, n, "%.*s", (int)fl, p);
+            if (!lib) return buf;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return buf;
+}

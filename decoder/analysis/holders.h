@@ -1,0 +1,168 @@
+/* holders.h: the sync objects of a trace, who held them, and the intervals the critical path
+ * walks (docs/locks.md). Built on the per-goroutine analysis (analysis.h) plus gotrace's
+ * experimental batch (GT_EXP_SYNC, go_wire.h): a wait record per object wait (the holder's TID
+ * at block time) and a release record per release that had waiters (the releaser's stack).
+ * An object is named by its wait's block reason without "sync: " ("mutex ledger_lock"; a
+ * rwlock's read and write waits are one object, "rwlock table_lock"; a join is "join" and the
+ * joined thread); traces without records (Go's) still get objects by reason, without holders.
+ * Blame: a wait [s, e] on an object goes to whoever held it: each release record of the object
+ * inside the wait ends a part held by the releaser, the rest after the last release goes to the
+ * last releaser (the hand-off), and a wait with no release inside to its holder at block time
+ * (else "(unknown)").
+ * Invariants: every Waiting interval with a sync reason counts once in one object; a wait's
+ * blamed parts sum to its length; memory grows with objects, holders, waiting sites, release
+ * records, and (only with want_intervals, for the critical path) with intervals. */
+#ifndef GOTRACE_DECODER_HOLDERS_H
+#define GOTRACE_DECODER_HOLDERS_H
+
+#include "analysis.h"
+
+#define HD_NONE UINT32_MAX
+
+struct hd_release {
+    int64_t t;
+    uint64_t m;     /* the releaser's thread */
+    uint32_t stack; /* interned text */
+};
+
+struct hd_share {   /* one holder's part of an object's waits */
+    uint32_t g;     /* index in gd_ana.gs, HD_NONE: unknown */
+    uint32_t stack; /* interned text of its last release's stack, 0 none */
+    uint64_t count; /* waits it was blamed for (part of) */
+    int64_t ns;
+};
+
+struct hd_held { /* a holder's part of the waits at one waiting site (gd_ana's sites) */
+    uint32_t site, g;
+    uint64_t count;
+    int64_t ns;
+};
+
+struct hd_gheld {          /* a holder's part of one goroutine's waits with one reason (summary) */
+    uint32_t holder, next; /* next: the same goroutine and reason's next holder, HD_NONE */
+    int64_t ns;
+};
+
+struct hd_site {    /* one waiting stack of an object */
+    uint32_t stack; /* interned text */
+    uint64_t count;
+    int64_t total;
+};
+
+struct hd_obj {
+    uint32_t name; /* interned */
+    uint64_t waits;
+    int64_t total, max;
+    struct hd_site *sites;
+    size_t nsites, scap;
+    struct hd_share *holders;
+    size_t nholders, hcap;
+    struct hd_release *rel; /* by time */
+    size_t nrel, relcap;
+};
+
+/* One ended interval of a goroutine (want_intervals). */
+struct hd_iv {
+    int64_t start, end;
+    uint32_t waker; /* a wait ended by another goroutine: its index, else HD_NONE */
+    uint32_t obj;   /* a wait on an object: its index, else HD_NONE */
+    uint32_t stack; /* interned text of the stack that began it, 0 none */
+    uint32_t reason;
+    uint8_t state; /* GS_* */
+};
+
+struct hd_g {        /* per goroutine, by index in gd_ana.gs */
+    int waiting;     /* the fields below describe the current wait */
+    uint32_t obj;    /* object, HD_NONE */
+    uint32_t holder; /* goroutine index of the holder at block time, HD_NONE */
+    uint64_t holder_m;
+    int64_t since;
+    struct hd_iv *iv;
+    size_t niv, ivcap;
+    int64_t state_since; /* when its state at the end (of the events fed) began */
+    uint32_t creator;    /* who created it, HD_NONE */
+    int64_t created;
+};
+
+struct hd_rec { /* a wait record of the current generation */
+    int64_t t;
+    uint64_t m, reason, addr, holder;
+    uint32_t next; /* next record of the same thread, HD_NONE */
+    int used;
+};
+
+struct hd_region { /* the longest region instance of the wanted name */
+    uint32_t g;
+    int64_t start, end;
+};
+
+struct hd {
+    struct gd_ana a;
+    int want_intervals;
+    int holders_only;       /* only holders are wanted (summary, contention, export): waits are not
+                               followed before the trace's first record (none can have a holder) */
+    int any_records;        /* a generation so far had gotrace's records */
+    struct gd_hmap objmap;  /* interned name -> object */
+    struct gd_hmap addrmap; /* object address -> object */
+    struct gd_hmap mmap;    /* thread (M) -> goroutine index running on it last */
+    struct {                /* the last goroutine id put in mmap for a thread, by m % 256 */
+        uint64_t m, gid;
+    } mlast[256];
+    struct gd_hmap sitemap;  /* object << 32 | stack text -> index in the object's sites */
+    struct gd_hmap rcache;   /* this generation: reason string id -> object + 1 (0: none) */
+    struct gd_hmap siteheld; /* site << 32 | holder -> index in held */
+    struct gd_hmap gheldmap; /* waiter << 32 | reason (interned) -> first index in gheld */
+    struct hd_gheld *gheld;
+    size_t ngheld, gheldcap;
+    uint64_t nevents, ngens; /* of the decoder, when hd_run ends */
+    struct hd_held *held;    /* holders by waiting site (contention), known holders only */
+    size_t nheld, heldcap;
+    struct hd_obj *objs;
+    size_t nobjs, ocap;
+    struct hd_g *gx;
+    size_t gxcap;
+    struct hd_rec *recs; /* this generation's wait records */
+    size_t nrecs, reccap;
+    struct gd_hmap recmap; /* thread -> first unused record */
+    uint64_t rec_gen;
+    int64_t t0;              /* the first event's time */
+    const char *region_name; /* --region: the longest instance is kept in region */
+    struct hd_region region; /* g HD_NONE: none found */
+    uint64_t task;           /* --task: its begin and end */
+    int64_t task_begin, task_end;
+    uint32_t task_g;
+    int finishing;                /* gd_ana_finish is closing the intervals still open */
+    size_t iv_budget;             /* with want_intervals: at most this many kept (0: no limit), */
+    size_t niv;                   /* how many are kept, */
+    int iv_over;                  /* and whether there were more (then none are kept) */
+    const struct gd_ana_cb *next; /* hd_chain: another analysis of the same pass */
+    void *next_user;
+};
+
+/* want_intervals: keep every interval (critical path). */
+void hd_init(struct hd *s, int want_intervals);
+void hd_free(struct hd *s);
+/* After another analysis set its callbacks on s->a (report_model.c's rm_init): s takes them
+ * over and calls them after its own, with a->user theirs. */
+void hd_chain(struct hd *s);
+/* Feeds d's events up to time stop (ns from the trace's start; INT64_MAX: all), then closes
+ * the analysis (gd_ana_finish) when all were fed. 0 ok; -1 bad trace, -2 out of memory, both
+ * reported on stderr for file. */
+int hd_run(struct hd *s, struct gd_dec *d, const char *file, int64_t stop);
+/* The holder share of object o for goroutine g (creating it); NULL when out of memory. */
+struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g);
+/* The holder blamed most for goroutine g's waits with reason (an interned reason of its
+ * gd_reason_acc), and *ns its part; HD_NONE if none is known. */
+uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns);
+/* The goroutine index running on thread m last, HD_NONE if none. */
+uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
+/* The releases of o in (after, upto]: their index range [*first, *end). */
+void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *first, size_t *end);
+/* Display name of goroutine index g (HD_NONE: "(unknown)") into buf (GD_NAME_MAX). */
+const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
+/* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
+int hd_parse_time(const char *text, int64_t *ns);
+/* The function a stack text names: its first frame outside the pthread and semaphore calls
+ * ("func file:line" lines), copied into buf; "" for none. */
+const char *hd_stack_func(const char *stack, char *buf, size_t n);
+#endif

@@ -1,0 +1,210 @@
+/* cli.c: shared command plumbing (see cli.h). */
+#include "cli.h"
+
+#include "live.h"
+#include "sink.h"
+#include "holders.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A size of at least one byte, with an optional K/M/G suffix; -1 when bad or too large. */
+static int parse_size(const char *s, size_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (end == s || *s == '-' || errno) return -1;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end || n == 0 || n > (SIZE_MAX >> shift)) return -1;
+    *v = (size_t)(n << shift);
+    return 0;
+}
+
+/* A count from 1 to LONG_MAX; -1 when bad. */
+static int parse_count(const char *s, long *v)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end || errno || n <= 0) return -1;
+    *v = n;
+    return 0;
+}
+
+static int allowed_has(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)); p += n)
+        if ((p == allowed || p[-1] == ',') && (p[n] == ',' || !p[n])) return 1;
+    return 0;
+}
+
+int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
+                 struct gd_cmd_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_gen_mem = GD_DEFAULT_MAX_GEN_MEM;
+    o->top = 20;
+    o->from = o->to = o->at = -1;
+    const char *env = getenv("GOTRACE_MAX_GEN_MEM");
+    if (env && parse_size(env, &o->max_gen_mem)) goto bad;
+    int opts = 1; /* options end at "--" */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (!opts || !strcmp(a, "-") || a[0] != '-') {
+            if (o->file) goto bad;
+            o->file = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            opts = 0;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (!strncmp(a, "--max-gen-mem", 13)) {
+            val = a[13] == '=' ? a + 14 : (a[13] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            if (!val || parse_size(val, &o->max_gen_mem)) goto bad;
+        } else if (!strcmp(a, "--stacks") && allowed_has(allowed, "stacks")) {
+            o->stacks = 1;
+        } else if (!strncmp(a, "--top", 5) && allowed_has(allowed, "top")) {
+            val = a[5] == '=' ? a + 6 : (a[5] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            if (!val || parse_count(val, &o->top)) goto bad;
+        } else if (!strcmp(a, "-o") && allowed_has(allowed, "o") && i + 1 < argc) {
+            o->out = argv[++i];
+        } else if (!strcmp(a, "--holders") && allowed_has(allowed, "holders")) {
+            o->holders = 1;
+        } else if (!strcmp(a, "--thread") && allowed_has(allowed, "thread") && i + 1 < argc) {
+            o->thread = argv[++i];
+        } else if (!strcmp(a, "--region") && allowed_has(allowed, "region") && i + 1 < argc) {
+            o->region = argv[++i];
+        } else if (!strcmp(a, "--task") && allowed_has(allowed, "task") && i + 1 < argc) {
+            long t;
+            if (parse_count(argv[++i], &t)) goto bad;
+            o->task = (uint64_t)t;
+        } else if ((!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--at")) &&
+                   allowed_has(allowed, a + 2) && i + 1 < argc) {
+            int64_t *t = a[2] == 'f' ? &o->from : a[3] == 'o' ? &o->to : &o->at;
+            if (hd_parse_time(argv[++i], t)) goto bad;
+        } else if (!strncmp(a, "--format", 8) && allowed_has(allowed, "format")) {
+            val = a[8] == '=' ? a + 9 : (a[8] == 0 && i + 1 < argc) ? argv[++i] : NULL;
+            if (!val) goto bad;
+            o->format = val;
+        } else {
+            goto bad;
+        }
+    }
+    if (!o->file) goto bad;
+    return 0;
+bad:
+    fputs(usage, stderr);
+    return GD_EXIT_USAGE;
+}
+
+/* A trace whose process died with events in its live file: say how to get them. */
+static void recover_hint(const char *file)
+{
+    char live[512];
+    if (strcmp(file, "-") != 0 && gd_live_find(file, 1, live, sizeof live))
+        fprintf(stderr,
+                "gotrace: %s: its process died before writing all of it; `gotrace recover %s` "
+                "adds what it left in %s\n",
+                file, file, live);
+}
+
+int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o)
+{
+    recover_hint(o->file);
+    if (gd_dec_open(d, o->file, o->max_gen_mem) == 0) return 0;
+    int rc = gd_cmd_fail(d, o);
+    gd_dec_close(d);
+    return rc;
+}
+
+int gd_cmd_status(const struct gd_dec *d)
+{
+    return d->err.io ? GD_EXIT_IO : GD_EXIT_BAD_TRACE;
+}
+
+int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o)
+{
+    gd_err_print(&d->err, o->file, stderr);
+    return gd_cmd_status(d);
+}
+
+struct sync_write {
+    int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s);
+    const struct gd_cmd_opts *o;
+    struct hd *s;
+};
+
+static int fill_sync(struct gd_out *out, void *ctx)
+{
+    struct sync_write *w = ctx;
+    return w->write(out, w->o, w->s);
+}
+
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
+                      int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s))
+{
+    struct gd_cmd_opts o;
+    struct gd_dec d;
+    int rc = gd_cmd_parse(argc, argv, allowed, usage, &o);
+    if (rc) return rc < 0 ? GD_EXIT_OK : rc;
+    if ((rc = gd_cmd_open(&d, &o))) return rc;
+    struct hd *s = malloc(sizeof(*s));
+    if (!s) {
+        gd_dec_close(&d);
+        fprintf(stderr, "gotrace: %s: out of memory\n", o.file);
+        return GD_EXIT_BAD_TRACE;
+    }
+    hd_init(s, flags & GD_SYNC_INTERVALS);
+    s->holders_only = !!(flags & GD_SYNC_HOLDERS_ONLY);
+    if (s->holders_only) s->a.want_stacks = 0; /* no thread's current stack is shown */
+    s->region_name = o.region;
+    s->task = o.task;
+    rc = hd_run(s, &d, o.file, o.at >= 0 ? o.at : INT64_MAX);
+    if (rc == 0) {
+        struct sync_write w = {write, &o, s};
+        rc = gd_sink_write(NULL, o.file, fill_sync, &w);
+    } else {
+        rc = rc == -1 ? gd_cmd_status(&d) : GD_EXIT_BAD_TRACE;
+    }
+    hd_free(s);
+    free(s);
+    gd_dec_close(&d);
+    return rc;
+}
+
+void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent)
+{
+    const uint64_t *pcs;
+    uint32_t n, len;
+    if (!gd_gen_stack(g, stk, &pcs, &n)) return;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct gd_frame *f = gd_gen_frame(g, pcs[i]);
+        if (!f) continue;
+        gd_out_s(o, indent);
+        const char *s = gd_str(g, f->func, &len);
+        gd_out_n(o, s, len);
+        gd_out_c(o, ' ');
+        s = gd_str(g, f->file, &len);
+        gd_out_n(o, s, len);
+        gd_out_c(o, ':');
+        gd_out_u(o, f->line);
+        gd_out_c(o, '\n');
+    }
+}

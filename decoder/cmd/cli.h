@@ -1,0 +1,51 @@
+/* cli.h: what every command shares: option helpers, opening a trace, reporting a bad trace,
+ * and resolving strings and stack frames of the current generation.
+ * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 input or output error. */
+#ifndef GOTRACE_DECODER_CLI_H
+#define GOTRACE_DECODER_CLI_H
+
+#include "analysis.h"
+#include "decode.h"
+#include "exitcode.h"
+#include "out.h"
+
+struct gd_cmd_opts {
+    const char *file;
+    const char *out; /* -o */
+    const char *format;
+    size_t max_gen_mem;
+    int stacks;
+    long top;
+    /* locks, critical-path, hangs (holders.h): --holders; the target (--thread NAME|G<id>,
+     * --region NAME, --task ID) and times (ns from the trace's start; -1 when not given). */
+    int holders;
+    const char *thread, *region;
+    uint64_t task;
+    int64_t from, to, at;
+};
+
+/* Parses the options shared by the commands (flags: "stacks", "top", "o", "format", "holders",
+ * "thread", "region", "task", "from", "to", "at" allowed as listed in allowed,
+ * comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
+ * or -1 after printing help. */
+int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
+                 struct gd_cmd_opts *o);
+/* Opens the trace or reports why not (returns gd_cmd_status). */
+int gd_cmd_open(struct gd_dec *d, const struct gd_cmd_opts *o);
+/* Reports d->err for o->file; returns GD_EXIT_IO for a failed read, else GD_EXIT_BAD_TRACE. */
+int gd_cmd_fail(struct gd_dec *d, const struct gd_cmd_opts *o);
+/* The exit status of the failure in d->err (GD_EXIT_IO or GD_EXIT_BAD_TRACE). */
+int gd_cmd_status(const struct gd_dec *d);
+/* A whole command on the holders analysis (locks, critical-path, hangs; summary, contention):
+ * gd_cmd_parse, gd_cmd_open, the trace analysed into a struct hd (holders.h; flags:
+ * GD_SYNC_INTERVALS keeps the intervals, GD_SYNC_HOLDERS_ONLY wants only holders; events up to --at
+ * only when "at" is allowed), then write(out, o, s). */
+struct hd;
+enum { GD_SYNC_INTERVALS = 1, GD_SYNC_HOLDERS_ONLY = 2 };
+int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
+                      int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s));
+
+/* Writes the frames of stk, one "\t\tfunc file:line" line each. */
+void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent);
+
+#endif

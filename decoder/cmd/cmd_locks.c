@@ -1,0 +1,119 @@
+/* cmd_locks.c: `gotrace locks [--holders] [--top N] FILE` — one entry per sync object (lock,
+ * condvar, semaphore, barrier, joined thread), by total wait: its name, waits, total / average /
+ * longest wait, the waiting stacks, and with --holders who held it while others waited (blamed
+ * time, the stack of their release). Invariants: the objects' totals are the sync waits'
+ * (Waiting intervals with a reason containing "sync", as Go's -pprof=sync counts them); a
+ * holder's blamed times add up to the object's total (holders.h). */
+#include "cli.h"
+#include "cmds.h"
+#include "holders.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: gotrace locks [--holders] [--top N] [--max-gen-mem BYTES] FILE\n"
+    "\n"
+    "Lists the sync objects threads waited on (mutexes, rwlocks, condvars, semaphores,\n"
+    "barriers, joined threads), by total wait: name, waits, total, average and longest wait,\n"
+    "and the stacks that waited. --holders adds who held each object while others waited:\n"
+    "the time blamed on each holder and where it released the object. --top N shows the N\n"
+    "objects with the most wait (default 20). Exit status 0 ok, 1 bad trace, 2 bad usage,\n"
+    "3 input/output error.\n";
+
+#define MAX_SITES 3  /* waiting stacks shown per object */
+#define MAX_FRAMES 6 /* frames shown per stack */
+
+static const struct hd *sort_sa;
+static int by_total(const void *x, const void *y)
+{
+    const struct hd_obj *a = &sort_sa->objs[*(const uint32_t *)x];
+    const struct hd_obj *b = &sort_sa->objs[*(const uint32_t *)y];
+    if (a->total != b->total) return a->total < b->total ? 1 : -1;
+    return strcmp(sort_sa->a.str.s[a->name], sort_sa->a.str.s[b->name]);
+}
+static int site_by_total(const void *x, const void *y)
+{
+    const struct hd_site *a = x, *b = y;
+    return (a->total < b->total) - (a->total > b->total);
+}
+static int holder_by_ns(const void *x, const void *y)
+{
+    const struct hd_share *a = x, *b = y;
+    return (a->ns < b->ns) - (a->ns > b->ns);
+}
+
+/* The first MAX_FRAMES lines of an interned stack text, indented. */
+static void stack_lines(struct gd_out *out, const struct hd *s, uint32_t stk, const char *indent)
+{
+    const char *p = stk ? s->a.str.s[stk] : "";
+    if (!*p) gd_out_f(out, "%s(no stack)\n", indent);
+    for (int k = 0; *p && k < MAX_FRAMES; k++) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        gd_out_s(out, indent);
+        gd_out_n(out, p, n);
+        gd_out_c(out, '\n');
+        p += n + (e != NULL);
+    }
+}
+
+static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o, int holders)
+{
+    char t1[32], t2[32], t3[32], nb[GD_NAME_MAX];
+    gd_out_f(out, "\n#%zu  %s  waits=%" PRIu64 "  total=%s  avg=%s  max=%s\n", k + 1,
+             s->a.str.s[o->name], o->waits, gd_fmt_dur(o->total, t1, sizeof t1),
+             gd_fmt_dur(o->waits ? o->total / (int64_t)o->waits : 0, t2, sizeof t2),
+             gd_fmt_dur(o->max, t3, sizeof t3));
+    qsort(o->sites, o->nsites, sizeof(*o->sites), site_by_total);
+    for (size_t i = 0; i < o->nsites && i < MAX_SITES; i++) {
+        gd_out_f(out, "  waited %" PRIu64 " times, %s, at:\n", o->sites[i].count,
+                 gd_fmt_dur(o->sites[i].total, t1, sizeof t1));
+        stack_lines(out, s, o->sites[i].stack, "      ");
+    }
+    if (o->nsites > MAX_SITES) gd_out_f(out, "  (%zu more stacks)\n", o->nsites - MAX_SITES);
+    if (!holders) return;
+    qsort(o->holders, o->nholders, sizeof(*o->holders), holder_by_ns);
+    if (!o->nholders) gd_out_s(out, "  holders: none recorded\n");
+    for (size_t i = 0; i < o->nholders; i++) {
+        const struct hd_share *h = &o->holders[i];
+        gd_out_f(out, "  held by %s: blamed %s in %" PRIu64 " waits%s\n",
+                 h->g == HD_NONE ? "(unknown)" : hd_gname(s, h->g, nb),
+                 gd_fmt_dur(h->ns, t1, sizeof t1), h->count, h->stack ? ", released at:" : "");
+        if (h->stack) stack_lines(out, s, h->stack, "      ");
+    }
+}
+
+static int write_locks(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s)
+{
+    uint32_t *idx = malloc((s->nobjs + 1) * sizeof(*idx));
+    if (!idx) {
+        fprintf(stderr, "gotrace: %s: out of memory\n", o->file);
+        return GD_EXIT_BAD_TRACE;
+    }
+    size_t n = 0;
+    int64_t all = 0;
+    uint64_t waits = 0;
+    for (size_t i = 0; i < s->nobjs; i++)
+        if (s->objs[i].waits) {
+            idx[n++] = (uint32_t)i;
+            all += s->objs[i].total;
+            waits += s->objs[i].waits;
+        }
+    sort_sa = s;
+    qsort(idx, n, sizeof(*idx), by_total);
+    char t1[32];
+    gd_out_f(out, "trace: %s: %zu sync objects, %" PRIu64 " waits, total wait %s%s\n", o->file, n,
+             waits, gd_fmt_dur(all, t1, sizeof t1),
+             n > (size_t)o->top ? " (showing the top ones)" : "");
+    for (size_t k = 0; k < n && k < (size_t)o->top; k++)
+        object(out, s, k, &s->objs[idx[k]], o->holders);
+    free(idx);
+    return 0;
+}
+
+int gd_cmd_locks(int argc, char **argv)
+{
+    return gd_cmd_sync_write(argc, argv, "top,holders", usage, 0, write_locks);
+}

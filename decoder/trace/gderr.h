@@ -1,0 +1,33 @@
+/* gderr.h: the decoder's error record.
+ * Invariants: an error names where it happened (generation, thread, event, byte offset) when
+ * known; fields that are unknown are flagged off and left out of the message. */
+#ifndef GOTRACE_DECODER_GDERR_H
+#define GOTRACE_DECODER_GDERR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GD_NONE UINT64_MAX /* no thread / proc / goroutine */
+
+struct gd_err {
+    char msg[512];
+    uint64_t gen, m;
+    const char *ev; /* event name or NULL */
+    int64_t off;    /* byte offset or -1 */
+    int has_gen, has_m;
+    int io; /* errno when the file could not be read (not a bad trace), else 0 */
+};
+
+/* Sets err's message (printf-style) and location. gen 0 and off -1 mean unknown. */
+void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
+             const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Sets only err's message (the caller adds the location); returns -1. */
+int gd_fail(struct gd_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records a failed read (errno e) of the trace at byte offset off. */
+void gd_err_io(struct gd_err *err, int e, int64_t off);
+/* Prints "gotrace: FILE: generation G, thread M, event E at byte offset O: message", or for a
+ * failed read "gotrace: FILE: cannot read (at byte offset O): strerror". */
+void gd_err_print(const struct gd_err *err, const char *file, FILE *to);
+
+#endif

@@ -1,0 +1,20 @@
+/* grow.c: the growable array (see grow.h). */
+#include "grow.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int gd_grow(void **p, size_t *cap, size_t need, size_t el)
+{
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / el) return -1;
+        n *= 2;
+    }
+    void *q = realloc(*p, n * el);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
