@@ -65,22 +65,22 @@ static void expand(const char *pat, pid_t pid, char *out, size_t n)
     out[k] = 0;
 }
 
-int gd_cmd_record(int argc, char **argv)
+/* Parses record's options: *outpat from -o, *prog the index of PROGRAM in argv. 0 to go on,
+ * else the exit status (after --help, GD_EXIT_OK; a bad command line, GD_EXIT_USAGE). */
+static int parse_args(int argc, char **argv, const char **outpat, int *prog)
 {
-    const char *outpat = "gotrace.%p.trace";
     int i = 1;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
-            return GD_EXIT_OK;
+            return -1;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            outpat = argv[++i];
+            *outpat = argv[++i];
         } else if (!strcmp(argv[i], "--")) {
             i++;
             break;
         } else if (argv[i][0] == '-') {
-            fputs(usage, stderr);
-            return GD_EXIT_USAGE;
+            i = argc; /* an unknown option: usage below */
         } else {
             break;
         }
@@ -89,57 +89,75 @@ int gd_cmd_record(int argc, char **argv)
         fputs(usage, stderr);
         return GD_EXIT_USAGE;
     }
+    *prog = i;
+    return 0;
+}
+
+/* The LD_PRELOAD value for the program: the one it has, then our library (appended, so a
+ * preload the user asked for still comes first and sees the program's calls before us).
+ * NULL after a message when the library is not found or memory is short. */
+static char *preload_value(void)
+{
     char lib[PATH_MAX];
     if (find_lib(lib, sizeof(lib))) {
         fprintf(stderr, "gotrace: record: libgotrace.so not found next to gotrace or in ../lib\n");
-        return GD_EXIT_BAD_TRACE;
+        return NULL;
     }
     const char *old = getenv("LD_PRELOAD");
     size_t need = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
     char *preload = malloc(need);
-    if (!preload) return GD_EXIT_BAD_TRACE;
-    snprintf(preload, need, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", lib);
+    if (preload)
+        snprintf(preload, need, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", lib);
+    return preload;
+}
 
+/* Runs argv[0] with the tracer and waits for it: its pid and wait status in *pid, *st; 0 or -1
+ * (fork failed). SIGINT and SIGQUIT are ignored meanwhile: ^C reaches the program (its own
+ * group member), which writes its trace as it ends; if record died of it first, the trace's
+ * end would be recovered by nobody. The child gets the dispositions record had. */
+static int run_traced(char **argv, const char *preload, const char *outpat, pid_t *pid, int *st)
+{
     struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
     sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &oint); /* the program gets ^C; we wait for its trace */
+    sigaction(SIGINT, &ign, &oint);
     sigaction(SIGQUIT, &ign, &oquit);
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    *pid = fork();
+    if (*pid < 0) {
         perror("gotrace: record: fork");
-        free(preload);
-        return GD_EXIT_BAD_TRACE;
-    }
-    if (pid == 0) {
+    } else if (*pid == 0) {
         sigaction(SIGINT, &oint, NULL);
         sigaction(SIGQUIT, &oquit, NULL);
         if (setenv("LD_PRELOAD", preload, 1) || setenv("GOTRACE_OUT", outpat, 1)) _exit(127);
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "gotrace: record: %s: %s\n", argv[i], strerror(errno));
+        execvp(argv[0], argv);
+        fprintf(stderr, "gotrace: record: %s: %s\n", argv[0], strerror(errno));
         _exit(127);
+    } else {
+        while (waitpid(*pid, st, 0) < 0 && errno == EINTR)
+            ;
     }
-    free(preload);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
     sigaction(SIGINT, &oint, NULL);
     sigaction(SIGQUIT, &oquit, NULL);
-    int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-    char path[PATH_MAX];
-    expand(outpat, pid, path, sizeof(path));
+    return *pid < 0 ? -1 : 0;
+}
+
+/* After the program ended with wait status st: completes the trace at path if a signal killed
+ * the program before it wrote all of it (its live file is left), then says where the trace is
+ * and what to run next (or that there is none). */
+static void report_trace(const char *prog, const char *path, int st, int code)
+{
     char live[512];
-    if (WIFSIGNALED(st) && gd_live_find(path, 1, live, sizeof live)) { /* killed: complete it */
-        fprintf(stderr, "gotrace: record: %s was killed by signal %d; recovering its trace\n",
-                argv[i], WTERMSIG(st));
+    if (WIFSIGNALED(st) && gd_live_find(path, 1, live, sizeof live)) {
+        fprintf(stderr, "gotrace: record: %s was killed by signal %d; recovering its trace\n", prog,
+                WTERMSIG(st));
         fflush(stdout);
         gd_recover_file(path, 0);
     }
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        fprintf(stderr, "gotrace: record: %s exited with status %d; no trace at %s\n", argv[i],
-                code, path);
-        return code;
+        fprintf(stderr, "gotrace: record: %s exited with status %d; no trace at %s\n", prog, code,
+                path);
+        return;
     }
     fprintf(stderr,
             "gotrace: record: %s exited with status %d; trace written to %s (%lld bytes)\n"
@@ -148,6 +166,25 @@ int gd_cmd_record(int argc, char **argv)
             "  gotrace contention %s    # where threads waited, by stack\n"
             "  gotrace export --format chrome %s -o trace.json   # Perfetto UI\n"
             "  go tool trace %s         # Go's web viewer\n",
-            argv[i], code, path, (long long)sb.st_size, path, path, path, path);
+            prog, code, path, (long long)sb.st_size, path, path, path, path);
+}
+
+int gd_cmd_record(int argc, char **argv)
+{
+    const char *outpat = "gotrace.%p.trace";
+    int prog, rc = parse_args(argc, argv, &outpat, &prog);
+    if (rc) return rc < 0 ? GD_EXIT_OK : rc;
+    char *preload = preload_value();
+    if (!preload) return GD_EXIT_BAD_TRACE;
+    pid_t pid;
+    int st = 0;
+    rc = run_traced(argv + prog, preload, outpat, &pid, &st);
+    free(preload);
+    if (rc) return GD_EXIT_BAD_TRACE;
+    /* The program's own status, as a shell reports it. */
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    char path[PATH_MAX];
+    expand(outpat, pid, path, sizeof(path));
+    report_trace(argv[prog], path, st, code);
     return code;
 }
