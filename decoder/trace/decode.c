@@ -1,7 +1,16 @@
 /* decode.c: the per-generation merge of thread streams (Go's reader.go and batchcursor.go).
  * Invariants: see decode.h. The frontier is a binary min-heap on the cursors' next event time,
- * maintained with Go's exact sift rules so that ties resolve as in Go; when the earliest event
- * cannot advance, the frontier is sorted (stable) and the others are tried in time order. */
+ * maintained with Go's exact sift rules; when the earliest event cannot advance, the frontier
+ * is sorted (stable) and the others are tried in time order.
+ * Timestamps only decide what is tried first: the ordering engine refuses an event whose
+ * predecessors on other threads are not out yet, and the next candidate is tried. So times
+ * that are equal, or wrong across threads, cost retries, not correctness; they can only change
+ * the order of events that do not depend on each other.
+ * Ties between equal timestamps: Go fills its heap from a map, in a random order that differs
+ * from run to run, so its order among equal times is not reproducible. Here the cursors enter
+ * the heap in ascending thread id, and from then on the heap and the sort compare strictly
+ * (an equal element never passes another), so the order is the same on every run and the dump
+ * is deterministic. A verdict is not meant to hang on it: Go's own would then be random. */
 #include "decode.h"
 
 #include "evspec.h"
@@ -19,7 +28,9 @@ static void dec_init(struct gd_dec *d)
     d->emitted_sync = 1;
 }
 
-/* A failed read is the error, whatever the reader made of the missing bytes. */
+/* A failed read is the error, whatever the reader made of the missing bytes: to the reader a
+ * read error looks like the end of the file, which it may take for a truncated batch or even
+ * a clean end. Checked whenever the reader stops, so the I/O error wins. */
 static int read_failed(struct gd_dec *d)
 {
     if (!d->rd.in.ioerr) return 0;
@@ -53,7 +64,8 @@ void gd_dec_close(struct gd_dec *d)
     free(d->front);
 }
 
-/* Error at the event ev of cursor c (msg already in d->err.msg). */
+/* Error at event ev of thread m (msg already in d->err.msg, set by a handler or the validator,
+ * which do not know where the event is): adds the generation, thread, event and offset. */
 static int at_event(struct gd_dec *d, uint64_t m, const struct gd_tev *ev)
 {
     char msg[sizeof(d->err.msg)];
@@ -63,7 +75,12 @@ static int at_event(struct gd_dec *d, uint64_t m, const struct gd_tev *ev)
     return -1;
 }
 
-/* Go's batchCursor.nextEvent: 1 = c->ev holds the next event, 0 = stream done, -1 = error. */
+/* Go's batchCursor.nextEvent: 1 = c->ev holds the next event, 0 = stream done, -1 = error.
+ * Empty batches are skipped (Go accepts them). Each batch restarts the clock from its own base
+ * time; each event adds its dt, converted to ns on its own and truncated as Go does (so a long
+ * batch may drift by up to 1 ns per event, exactly as in Go). last_ts 0 means "not started",
+ * as in Go, so an event at time 0 makes the next one restart from the batch's base too. The
+ * sum wraps in uint64, where Go's int64 addition wraps: signed overflow is undefined in C. */
 static int cursor_next(struct gd_dec *d, struct gd_cursor *c)
 {
     const struct gd_gen *g = &d->gen;
@@ -118,7 +135,11 @@ static int cursor_next(struct gd_dec *d, struct gd_cursor *c)
     return 1;
 }
 
-/* Heap on ev.time, as Go's batchcursor.go. */
+/* Heap on ev.time, as Go's batchcursor.go: heapSiftUp, heapSiftDown (min3), heapUpdate and
+ * heapRemove, line for line. Comparisons are strict, so equal times never swap; heap_remove
+ * first lifts i to the root regardless of times, as Go's does, which moves other cursors too.
+ * Copying Go's method rather than a textbook one puts ties where Go's heap would, given the
+ * same starting order of cursors. */
 static int64_t T(struct gd_cursor **h, size_t i)
 {
     return h[i]->ev.time;
@@ -169,7 +190,10 @@ static void heap_remove(struct gd_dec *d, size_t i)
     sift_down(h, d->nfront, 0);
 }
 
-/* Stable sort of the frontier by time (insertion sort; merge sort when large). */
+/* Stable sort of the frontier by time (insertion sort; merge sort when large), into tmp as
+ * scratch (n entries). A sorted array is still a valid min-heap, so the heap needs no rebuild
+ * afterwards. Go uses slices.SortFunc, which promises no stability (it is an insertion sort
+ * only up to 12 elements); a stable sort keeps equal times in heap order, deterministically. */
 static void sort_front(struct gd_cursor **h, size_t n, struct gd_cursor **tmp)
 {
     if (n <= 16) {
@@ -187,6 +211,8 @@ static void sort_front(struct gd_cursor **h, size_t n, struct gd_cursor **tmp)
     memcpy(h, tmp, n * sizeof(*h));
 }
 
+/* Orders batch indices by thread, then by file position: a thread's stream is its batches in
+ * the order they appear in the file (Go appends them to batches[m] as they are read). */
 static int cmp_bidx(const void *x, const void *y, void *arg)
 {
     const struct gd_batch *b = arg;
@@ -195,6 +221,10 @@ static int cmp_bidx(const void *x, const void *y, void *arg)
     return (i > j) - (i < j);
 }
 
+/* Sets up the cursors of a new generation: one per thread, over its batches, with its first
+ * event decoded, in the frontier (a thread whose batches hold no event is left out, as in Go).
+ * There are at most as many threads as batches; the frontier array needs twice that, for
+ * sort_front's scratch. */
 static int start_gen(struct gd_dec *d)
 {
     struct gd_gen *g = &d->gen;
@@ -231,6 +261,9 @@ static int start_gen(struct gd_dec *d)
     return 0;
 }
 
+/* Go's tryAdvance: offers the event of front[i] to the ordering engine. 1: accepted, the
+ * cursor moved on and the heap is repaired (or the cursor left it, its stream done); 0: not
+ * orderable yet, nothing changed; -1: error. */
 static int try_advance(struct gd_dec *d, size_t i)
 {
     struct gd_cursor *c = d->front[i];
@@ -246,6 +279,9 @@ static int try_advance(struct gd_dec *d, size_t i)
     return 1;
 }
 
+/* No event of the frontier can advance: the trace is broken (a sequence number is missing,
+ * or an event waits for one that is not there). Go's message, with the frontier: each thread's
+ * pending event and its arguments, which is what a reader needs to see why. */
 static int stuck(struct gd_dec *d)
 {
     char buf[sizeof(d->err.msg)];
@@ -265,6 +301,10 @@ static int stuck(struct gd_dec *d)
     return -1;
 }
 
+/* Go's validateTableIDs: every stack and string an event names must be defined in this
+ * generation. Go checks none for a CPU sample, but its validator's walk of the sample's stack
+ * then panics on an undefined id (mustGet), so gotracevalidate rejects the trace: so does this,
+ * with a message. */
 static int check_ids(struct gd_dec *d, const struct gd_tev *ev)
 {
     const struct gd_gen *g = &d->gen;
@@ -299,6 +339,13 @@ static int check_ids(struct gd_dec *d, const struct gd_tev *ev)
     return 0;
 }
 
+/* Go's ReadEvent. Queued events go first (one advance may queue several). When the frontier
+ * and the samples are used up, a Sync closes the generation and the next one is read. CPU
+ * samples are emitted as timed events: they come from their own batches with absolute times,
+ * not from a thread's stream, and change no state, so they bypass the ordering engine and are
+ * merged by time, before the frontier's head only when strictly earlier (ties go to the
+ * thread's event, as in Go). Every event returned then gets a time above the last one's
+ * (equal or earlier: last + 1 ns, as Go's reader does), and goes through the validator. */
 int gd_dec_next(struct gd_dec *d, struct gd_tev *ev)
 {
     if (d->failed) return -1;
@@ -310,7 +357,7 @@ int gd_dec_next(struct gd_dec *d, struct gd_tev *ev)
                 d->emitted_sync = 1;
                 memset(ev, 0, sizeof(*ev));
                 ev->type = GD_EV_SYNC;
-                ev->time = d->last_ts;
+                ev->time = d->last_ts; /* Go's syncEvent time: bumped by 1 below */
                 ev->m = ev->p = ev->g = GD_NONE;
                 ev->off = -1;
                 break;

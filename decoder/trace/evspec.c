@@ -1,8 +1,14 @@
-/* evspec.c: the event table (see evspec.h). */
+/* evspec.c: the event table (see evspec.h).
+ * Structural events (batch headers, tables, frequency) have no dt and are not timed: one of
+ * them inside an event batch is refused as Go refuses it ("found event without a timestamp").
+ * Argument counts must match Go's exactly: an event's length on the wire is only known from
+ * them, so one argument too many or too few desynchronises the rest of its batch. */
 #include "evspec.h"
 
 #include "go_wire.h"
 
+/* T: a timed event and its argument names; S1/S2: which arguments are stack ids, R1/R2: which
+ * are string ids; TX/TX2 add one or two of those to T. */
 #define T(n, ...)                                                                                  \
     {                                                                                              \
         .name = n, .timed = 1, .nargs = NARGS(__VA_ARGS__), .argn = { __VA_ARGS__ }                \
@@ -28,6 +34,7 @@ const struct gd_evspec gd_specs[GD_NSPECS] = {
     [GO_EV_STRINGS] = {.name = "Strings"},
     [GO_EV_STRING] = {.name = "String"},
     [GO_EV_CPU_SAMPLES] = {.name = "CPUSamples"},
+    /* Not timed (its absolute time is read by reader.c); the names serve the dump. */
     [GO_EV_CPU_SAMPLE] = {.name = "CPUSample", .nargs = 4, .argn = {"m", "p", "g", "stack"}},
     [GO_EV_FREQUENCY] = {.name = "Frequency"},
     [GO_EV_PROCS_CHANGE] = TX("ProcsChange", S1(1), "procs", "stack"),
@@ -71,6 +78,8 @@ const struct gd_evspec gd_specs[GD_NSPECS] = {
     [GO_EV_GO_CREATE_BLOCKED] = TX("GoCreateBlocked", S2(2, 1), "new_g", "new_stack", "stack"),
     [GO_EV_GO_STATUS_STACK] = TX("GoStatusStack", S1(3), "g", "m", "gstatus", "stack"),
     [GO_EV_EXPERIMENTAL_BATCH] = {.name = "ExperimentalBatch"},
+    /* Go 1.23's AllocFree experiment: timed events of ordinary form, so a trace that has them
+     * decodes; their experimental batches are not read (reader.c). */
     [128] = T("Span", "id", "npages", "kindclass"),
     [129] = T("SpanAlloc", "id", "npages", "kindclass"),
     [130] = T("SpanFree", "id"),

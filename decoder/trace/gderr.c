@@ -1,10 +1,15 @@
-/* gderr.c: the decoder's error record: setting and printing it (see gderr.h). */
+/* gderr.c: the decoder's error record: setting and printing it (see gderr.h).
+ * Errors are set deep in the reader, the ordering engine or the validator, where the location
+ * may not be known (gd_fail), and completed by the caller that knows it; only the first error
+ * is kept, since decoding stops there. */
 #include "gderr.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Generation 0 never names a real generation (the reader refuses it, as Go does: the runtime
+ * uses 0 as a sentinel), so gen 0 can stand for "unknown" without a separate flag. */
 void gd_errf(struct gd_err *err, uint64_t gen, int has_m, uint64_t m, const char *ev, int64_t off,
              const char *fmt, ...)
 {
@@ -27,6 +32,9 @@ void gd_err_io(struct gd_err *err, int e, int64_t off)
     err->io = e;
 }
 
+/* The location is built piece by piece into loc; snprintf returns the length it wanted, so n
+ * may pass the buffer's size, and each later piece is written only while room is left. The
+ * separator after the last piece (", " or " ") is trimmed before ": message". */
 void gd_err_print(const struct gd_err *err, const char *file, FILE *to)
 {
     if (err->io) {
@@ -56,6 +64,8 @@ void gd_err_print(const struct gd_err *err, const char *file, FILE *to)
     fprintf(to, "gotrace: %s: %s%s%s\n", file, loc, n ? ": " : "", err->msg);
 }
 
+/* The location fields are left as they were: the caller (decode.c's at_event) sets them with
+ * the event's generation, thread and offset, which the handler that failed does not know. */
 int gd_fail(struct gd_err *err, const char *fmt, ...)
 {
     va_list ap;

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* Grows *p (elements of size el) so that it holds at least need; returns 0 or -1. */
+/* Grows *p (elements of size el) so that it holds at least need; returns 0 or -1. Elements
+ * may move: callers keep indices, or re-fetch pointers after a call that may grow. */
 int gd_grow(void **p, size_t *cap, size_t need, size_t el);
 
 #endif

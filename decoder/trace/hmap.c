@@ -1,9 +1,13 @@
-/* hmap.c: linear-probing uint64 -> uint32 map (see hmap.h for the invariants). */
+/* hmap.c: linear-probing uint64 -> uint32 map (see hmap.h for the invariants).
+ * A zeroed struct gd_hmap is an empty map: the first put allocates 16 slots. */
 #include "hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Home slot of k: MurmurHash3's 64-bit finalizer, then the low bits. Keys are often small and
+ * dense (goroutine 1, 2, 3...) or share their low bits (pcs); without the mixing they would sit
+ * in long adjacent runs, and linear probing degrades on long runs. */
 static inline size_t slot(uint64_t k, size_t cap)
 {
     k ^= k >> 33;
@@ -37,6 +41,7 @@ uint32_t *gd_hm_get(const struct gd_hmap *m, uint64_t key)
     }
 }
 
+/* Doubles the table and re-inserts every entry at its new home (a home depends on cap). */
 static int grow(struct gd_hmap *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 16;
@@ -62,7 +67,7 @@ int gd_hm_put(struct gd_hmap *m, uint64_t key, uint32_t val)
         *v = val;
         return 0;
     }
-    if ((m->len + 1) * 2 > m->cap && grow(m)) return -1;
+    if ((m->len + 1) * 2 > m->cap && grow(m)) return -1; /* stay at most half full */
     size_t i = slot(key, m->cap);
     while (m->ents[i].used)
         i = (i + 1) & (m->cap - 1);
@@ -84,7 +89,8 @@ void gd_hm_del(struct gd_hmap *m, uint64_t key)
         j = (j + 1) & mask;
         if (!m->ents[j].used) break;
         size_t home = slot(m->ents[j].key, m->cap);
-        /* Entry j may move to i if its home is not cyclically in (i, j]. */
+        /* Entry j may move to i if its home is not cyclically in (i, j]: a home in (i, j]
+         * means a lookup of it starts after the hole and would never look there. */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             m->ents[i] = m->ents[j];
             i = j;

@@ -1,4 +1,7 @@
-/* input.c: buffered reads from a descriptor (see input.h for the invariants). */
+/* input.c: buffered reads from a descriptor (see input.h for the invariants).
+ * One buffer of GD_IN_BUF bytes, refilled by read(2) only when empty: multi-GB traces are read
+ * in few system calls, and every byte read is counted in off, so errors can name the byte
+ * offset of the damage. Nothing here knows about batches or generations. */
 #include "input.h"
 
 #include <errno.h>
@@ -23,6 +26,8 @@ void gd_in_free(struct gd_in *in)
     in->buf = NULL;
 }
 
+/* Makes at least one byte available: 1, or 0 at end of input or on a read error (ioerr set).
+ * A read interrupted by a signal (EINTR) is retried: it is not the end of the trace. */
 static int refill(struct gd_in *in)
 {
     if (in->pos < in->len) return 1;
@@ -44,6 +49,8 @@ int gd_in_byte(struct gd_in *in)
     return in->buf[in->pos++];
 }
 
+/* Go's binary.ReadUvarint on a byte reader: the 10th byte may only carry the 64th bit (0 or 1);
+ * anything more overflows 64 bits and is refused, as Go does, rather than silently truncated. */
 int gd_in_uvarint(struct gd_in *in, uint64_t *v)
 {
     uint64_t x = 0;
@@ -61,6 +68,8 @@ int gd_in_uvarint(struct gd_in *in, uint64_t *v)
     }
 }
 
+/* Copies from the buffer, refilling as often as needed: a 64 KiB batch payload may straddle a
+ * refill. A short count means end of input (or a read error, see ioerr). */
 size_t gd_in_read(struct gd_in *in, uint8_t *dst, size_t n)
 {
     size_t got = 0;

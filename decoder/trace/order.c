@@ -1,7 +1,27 @@
-/* order.c: the ordering state machine, a port of Go 1.23's internal/trace/order.go.
+/* order.c: the ordering state machine, a port of Go 1.23's internal/trace/order.go: one
+ * handler per event type (the handlers table below is Go's orderingDispatch), the goroutine,
+ * proc, thread and task states, the GC state, and the queue of accepted events.
  * Invariants: see order.h. A handler either returns 0 without touching any state, or applies
  * the whole transition; -1 leaves the state undefined (the trace is rejected). Pointers into
- * the state arrays are re-fetched after anything that may grow them. */
+ * the state arrays are re-fetched after anything that may grow them.
+ *
+ * Why an event waits (returns 0): it is not orderable yet, because it depends on an event of
+ * another thread that has not been accepted, one that a sequence number or a state puts first. A
+ * GoStart needs the GoCreate or GoUnblock, written by some other thread, that made its goroutine
+ * Runnable; a ProcStart needs the P's status or the ProcStop that left it Idle; a
+ * GoSyscallEndBlocked needs the ProcSteal that took its P. decode.c then offers the other threads'
+ * next events, earliest first; when none can go, the trace is broken ("failed to advance"). An
+ * event that concerns only what its own thread holds (GoBlock, GoSyscallEnd, ProcStop...) can never
+ * become right by waiting, so a wrong state there is an error at once.
+ *
+ * Sequence numbers are per generation: a status or a creation sets a goroutine's or proc's counter
+ * to (generation, 0), and the next seq'd event must carry exactly 1 in the same generation
+ * (succeeds). So the first seq'd event of a resource in a new generation waits for that resource's
+ * status in the generation, and a stale event from an earlier generation can never match. At the
+ * start of each generation the runtime writes a status for every goroutine and proc it will
+ * mention: for a known one it must repeat the state the engine already has (a fix-up that moves
+ * nothing but the counter), a goroutine never seen is allowed only in the first generation (later
+ * ones are born through GoCreate*), a proc may appear at any time. */
 #include "order.h"
 
 #include "evspec.h"
@@ -14,13 +34,16 @@
 #include <string.h>
 
 #define NONE GD_NONE
-enum { MAY = 0, MUST = 1, MUSTNOT = 2 };
+enum { MAY = 0, MUST = 1, MUSTNOT = 2 }; /* a context requirement: Go's event.SchedReqs */
+/* Undetermined: the trace started while GC may have been running; the first GC event says. */
 enum { GC_UNDET, GC_NOTRUNNING, GC_RUNNING };
 
+/* A scheduling context (Go's schedCtx): the thread, and the proc and goroutine it holds. */
 struct ctx {
     uint64_t m, p, g;
 };
 
+/* The wire statuses' names as Go prints them in its messages. */
 static const char *gstatus_name(uint64_t s)
 {
     static const char *n[] = {"Bad", "Runnable", "Running", "Syscall", "Waiting"};
@@ -70,12 +93,16 @@ void gd_order_free(struct gd_order *o)
     memset(o, 0, sizeof(*o));
 }
 
+/* gget, pget, mget: the state with this id, or NULL; the pointer is valid until the next
+ * gnew, pnew or mnew of its kind, which may move the array. */
 static struct gd_gstate *gget(struct gd_order *o, uint64_t id)
 {
     uint32_t *i = gd_hm_get(&o->gmap, id);
     return i ? &o->gs[*i] : NULL;
 }
 
+/* A new goroutine in status st with its counter at (gen, 0), in a freed slot if there is one:
+ * the slot keeps its ranges and regions arrays (emptied) for reuse. NULL when out of memory. */
 static struct gd_gstate *gnew(struct gd_order *o, uint64_t id, uint8_t st, uint64_t gen)
 {
     uint32_t idx;
@@ -96,6 +123,8 @@ static struct gd_gstate *gnew(struct gd_order *o, uint64_t id, uint8_t st, uint6
     return s;
 }
 
+/* Forgets a goroutine that ended (Go deletes it from gStates): its id may be created again,
+ * and its slot goes to the free list. 0, or -1 when out of memory. */
 static int gdel(struct gd_order *o, uint64_t id)
 {
     uint32_t *i = gd_hm_get(&o->gmap, id);
@@ -132,6 +161,7 @@ static struct gd_mstate *mget(struct gd_order *o, uint64_t id)
     return i ? &o->ms[*i] : NULL;
 }
 
+/* Procs and threads are never removed (Go keeps them too): a new one is appended. */
 static struct gd_mstate *mnew(struct gd_order *o, uint64_t id, uint64_t g, uint64_t p)
 {
     if (gd_grow((void **)&o->ms, &o->mcap, o->nms + 1, sizeof(*o->ms)) ||
@@ -142,11 +172,16 @@ static struct gd_mstate *mnew(struct gd_order *o, uint64_t id, uint64_t g, uint6
     return s;
 }
 
+/* Go's seqCounter.succeeds: (gen, seq) comes right after (sgen, sseq). Equal generations are
+ * required: counters restart at every generation's status, so a number from another
+ * generation says nothing about this one. */
 static int succeeds(uint64_t gen, uint64_t seq, uint64_t sgen, uint64_t sseq)
 {
     return gen == sgen && seq == sseq + 1;
 }
 
+/* Queues a copy of ev in context c. Handlers pass the context the event happened in (the
+ * thread's before it), not the one it leaves, as Go queues curCtx and returns newCtx. */
 static void push(struct gd_order *o, const struct gd_tev *ev, struct ctx c)
 {
     struct gd_tev *d = &o->q[(o->qhead + o->qlen++) % 4];
@@ -156,6 +191,8 @@ static void push(struct gd_order *o, const struct gd_tev *ev, struct ctx c)
     d->g = c.g;
 }
 
+/* Queues an event the engine makes up (Go's makeEvent: GoSwitch's block, destroy and start),
+ * at the time and file offset of the event it comes from, so a dump or an error points there. */
 static void push_syn(struct gd_order *o, const struct gd_tev *ev, struct ctx c, uint8_t typ,
                      uint64_t a0, uint64_t a1)
 {
@@ -172,6 +209,9 @@ int gd_order_pop(struct gd_order *o, struct gd_tev *ev)
     return 1;
 }
 
+/* Go's validateCtx: each of thread, proc and goroutine MUST, MAY or MUSTNOT be in c. A miss
+ * is an error, not a wait: the context is what the thread's own earlier events left, and where
+ * another thread's event must come first (a ProcSteal), the handler waits before checking. */
 static int check_ctx(struct ctx c, int th, int pr, int go, struct gd_err *err)
 {
     if (th == MUST && c.m == NONE) return gd_fail(err, "expected a thread but didn't have one");
@@ -182,10 +222,14 @@ static int check_ctx(struct ctx c, int th, int pr, int go, struct gd_err *err)
     if (go == MUSTNOT && c.g != NONE) return gd_fail(err, "expected no goroutine but had one");
     return 0;
 }
+/* Go's event.UserGoReqs: a thread, its proc and a goroutine running on it. */
 #define USERGO(c, err) check_ctx(c, MUST, MUST, MUST, err)
 #define OOMERR(err) gd_fail(err, "out of memory")
 
-/* Ranges (GC sweep on Ps; STW and mark assist on Gs). */
+/* Ranges (GC sweep on Ps; STW and mark assist on Gs): spans of time begun and ended by a
+ * pair of events, possibly in different generations, and restated by an Active event at the
+ * start of each generation while in flight. A range is known by its Begin's type, which this
+ * maps an Active or End type to (Go's Spec.StartEv). */
 static uint8_t range_start(uint8_t typ)
 {
     switch (typ) {
@@ -229,6 +273,8 @@ static int range_begin(struct gd_range **r, uint32_t *n, uint32_t *cap, struct g
     return range_add(r, n, cap, t) ? OOMERR(err) : 0;
 }
 
+/* In the first generation an Active event is the first news of a range that began before
+ * the trace, so it records it; later, the engine has seen every begin, so it must be in flight. */
 static int range_active(struct gd_range **r, uint32_t *n, uint32_t *cap, struct gd_range t,
                         int initial, struct gd_err *err)
 {
@@ -243,6 +289,8 @@ static int range_active(struct gd_range **r, uint32_t *n, uint32_t *cap, struct 
     return 0;
 }
 
+/* Ends the in-flight range of End type typ (swap-remove, like Go) and gives its desc: STWEnd
+ * has no kind argument, it takes its begin's. */
 static int range_end(struct gd_range *r, uint32_t *n, uint8_t typ, uint64_t *desc,
                      struct gd_err *err)
 {
@@ -257,7 +305,19 @@ static int range_end(struct gd_range *r, uint32_t *n, uint8_t typ, uint64_t *des
     return gd_fail(err, "tried to end event %s, but not in-flight", gd_ev_name(st));
 }
 
-/* Each handler: 1 accepted (*nc = new context of this M), 0 not yet, -1 error. */
+/* Each handler: 1 accepted (*nc = new context of this M), 0 not yet, -1 error. g is the
+ * generation being ordered (its number, and its string table for names); c is the context of
+ * the thread whose stream holds ev.
+ *
+ * ProcStatus restates a P's status at a generation start (or the first time it is seen), so
+ * it never waits. A known P must repeat its status, with one exception: SyscallAbandoned is
+ * what the runtime writes for a P in a syscall whose thread it cannot vouch for, because the
+ * P is about to be stolen and the status comes from the stealer, not from the owner. If the
+ * engine has it in Syscall, nothing was lost: the status is promoted to Syscall (the API sees
+ * Running -> Running) and, Running being bound to a thread, the event is put in the context
+ * of the thread that holds the P. Abandoned twice, the thread is lost and the P reads Idle. A
+ * new P is Undetermined in the first generation (it existed before the trace), else NotExist.
+ * Running and Syscall bind the P to the writing thread. */
 static int proc_status(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                        struct ctx *nc, struct gd_err *err)
 {
@@ -290,7 +350,7 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, const struct gd_ge
     if (st == GO_P_RUNNING || st == GO_P_SYSCALL) nc->p = pid;
     if (st == GO_P_SYSCALL_ABANDONED && old == PS_RUNNING) {
         int found = 0;
-        for (size_t i = 0; i < o->nms; i++) {
+        for (size_t i = 0; i < o->nms; i++) { /* the last holder (Go: any, in map order) */
             if (o->ms[i].p == pid) {
                 c = (struct ctx){o->ms[i].id, pid, o->ms[i].g};
                 found = 1;
@@ -305,6 +365,11 @@ static int proc_status(struct gd_order *o, struct gd_tev *ev, const struct gd_ge
     return 1;
 }
 
+/* ProcStart waits until the P is Idle with its counter one below p_seq in this generation
+ * (its status, or the ProcStop or ProcSteal that idled it, may be on another thread), and
+ * until this thread holds no P: a thread still holding its P in a syscall must first see that
+ * P stolen (ProcSteal, another thread) before it can start one. It may have a goroutine: one
+ * leaving a syscall reacquires a P. */
 static int proc_start(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                       struct ctx *nc, struct gd_err *err)
 {
@@ -324,6 +389,9 @@ static int proc_start(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
     return 1;
 }
 
+/* ProcStop: a thread stops its own P, so it is always orderable and needs no sequence number
+ * (a P stopped from elsewhere is a ProcSteal). The P may be Running or in Syscall: the thread
+ * may stop it while its goroutine is in a syscall. */
 static int proc_stop(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                      struct ctx *nc, struct gd_err *err)
 {
@@ -342,6 +410,13 @@ static int proc_stop(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
     return 1;
 }
 
+/* ProcSteal: a thread takes a P whose owner is blocked in a syscall (a stop-the-world, sysmon's
+ * retake, or the owner itself on its way out of the syscall). It waits until the P is in Syscall
+ * (or SyscallAbandoned) with p_seq next: p_seq ties the steal to the GoSyscallBegin that put the P
+ * there, which timestamps alone could not (Go's go122-syscall-steal-proc-ambiguous test). extra
+ * keeps the old status for the transition. From SyscallAbandoned the owner is unknown, so no thread
+ * is touched. Stealing from itself acts like a ProcStop. Otherwise the victim thread loses its P,
+ * which is what lets its GoSyscallEndBlocked advance. */
 static int proc_steal(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                       struct ctx *nc, struct gd_err *err)
 {
@@ -383,6 +458,16 @@ static int proc_steal(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
     return 1;
 }
 
+/* GoStatus(Stack) restates a goroutine's status at a generation start, so it never waits: a
+ * known goroutine must repeat its status (its counter restarts), an unknown one is allowed in
+ * the first generation only (Undetermined: it existed before the trace). Running binds it to
+ * the writing thread. Syscall names the thread it is in (the m argument): on the writing thread
+ * it binds there, and after the first generation it must already be bound there (a status in
+ * every generation carried the binding). On another thread the goroutine has sat in a syscall
+ * for the whole generation, without a P (the runtime takes every P back at a generation
+ * start): a known thread must hold it, an unknown one is created holding it, and the event is
+ * put in that thread's context (Go leaves the context's goroutine as it was in the latter
+ * case, as the event is the binding itself). */
 static int go_status(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                      struct ctx *nc, struct gd_err *err)
 {
@@ -432,17 +517,21 @@ static int go_status(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
                                    "inconsistent thread for syscalling goroutine %llu: thread has "
                                    "goroutine %lld",
                                    (unsigned long long)gid, (long long)ms->g);
-                c.g = ms->g;
+                c.g = ms->g; /* a Syscall -> Syscall restatement on that thread */
             } else if (!mnew(o, mid, gid, NONE)) {
                 return OOMERR(err);
             }
-            c.m = mid;
+            c.m = mid; /* the event belongs to the thread the goroutine is in */
         }
     }
     push(o, ev, c);
     return 1;
 }
 
+/* GoCreate, GoCreateBlocked: goroutines are created on a running P, by a running goroutine
+ * or by the runtime without one. The new one is Runnable (Waiting for GoCreateBlocked: an
+ * iter.Pull coroutine), its counter at (gen, 0) so that its first GoStart carries 1. An id
+ * still alive cannot be created again. Never waits: the creator is this thread's own. */
 static int go_create(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                      struct ctx *nc, struct gd_err *err)
 {
@@ -461,6 +550,9 @@ static int go_create(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
     return 1;
 }
 
+/* GoDestroy, GoStop, GoBlock: the goroutine running on this thread ends, yields or blocks and
+ * leaves the thread. A running goroutine is bound to its thread, so these are always
+ * orderable; they carry no sequence number. */
 static int go_stop_exec(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                         struct ctx *nc, struct gd_err *err)
 {
@@ -484,6 +576,9 @@ static int go_stop_exec(struct gd_order *o, struct gd_tev *ev, const struct gd_g
     return 1;
 }
 
+/* GoStart waits until the goroutine is Runnable with g_seq next in this generation: the
+ * GoCreate, GoUnblock or status that made it so may be on another thread, not yet ordered. A
+ * goroutine runs on a thread with a P and no other goroutine. */
 static int go_start(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                     struct ctx *nc, struct gd_err *err)
 {
@@ -501,6 +596,9 @@ static int go_start(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *
     return 1;
 }
 
+/* GoUnblock waits like GoStart, for the goroutine to be Waiting with g_seq next (the GoBlock or
+ * status that made it so may be on another thread). Its context is not checked: anything may wake a
+ * goroutine (sysmon, a thread without a P, the stream of no thread). */
 static int go_unblock(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                       struct ctx *nc, struct gd_err *err)
 {
@@ -516,6 +614,11 @@ static int go_unblock(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
     return 1;
 }
 
+/* GoSwitch, GoSwitchDestroy (coroutines, Go 1.23): three events in one. The running goroutine
+ * hands the thread to the Waiting goroutine it names: the switch itself (read as that one's
+ * unblock), then the running one's GoBlock or GoDestroy, then the named one's GoStart, in a
+ * context without goroutine. Like a GoStart it waits for the named goroutine's g_seq; the
+ * running one must be there at once (it is this thread's). */
 static int go_switch(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                      struct ctx *nc, struct gd_err *err)
 {
@@ -531,7 +634,7 @@ static int go_switch(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
     struct gd_gstate *ns = gget(o, next);
     if (!ns || ns->status != GO_G_WAITING || !succeeds(gen, ev->args[1], ns->seqgen, ns->seq))
         return 0;
-    push(o, ev, c);
+    push(o, ev, c); /* the switch first: it is the named goroutine's unblock */
     if (ev->type == GO_EV_GO_SWITCH) {
         cs->status = GO_G_WAITING;
         push_syn(o, ev, c, GO_EV_GO_BLOCK, 0, 0);
@@ -550,6 +653,10 @@ static int go_switch(struct gd_order *o, struct gd_tev *ev, const struct gd_gen 
     return 1;
 }
 
+/* GoSyscallBegin: the running goroutine enters a syscall and its P with it (P Syscall, still
+ * bound to the thread until stolen). Always orderable. Its p_seq is checked, not waited for: it
+ * exists only so that a later ProcSteal names this syscall, and the P is running here, so no
+ * event of another thread can be pending on it; a wrong number is an error. */
 static int syscall_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
                          struct ctx c, struct ctx *nc, struct gd_err *err)
 {
@@ -579,6 +686,9 @@ static int syscall_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_
     return 1;
 }
 
+/* GoSyscallEnd: the syscall returns on the thread it began on, the goroutine never left that
+ * thread, so it is always orderable. Its P must still be in Syscall: had the P been taken, the
+ * runtime would have written GoSyscallEndBlocked. */
 static int syscall_end(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                        struct ctx *nc, struct gd_err *err)
 {
@@ -604,6 +714,11 @@ static int syscall_end(struct gd_order *o, struct gd_tev *ev, const struct gd_ge
     return 1;
 }
 
+/* GoSyscallEndBlocked: the syscall returns after the goroutine's P was taken (a ProcSteal by
+ * another thread, or its own ProcStop). It waits while this thread still holds a P in Syscall:
+ * the event says that P will be lost, so the steal must be ordered first. Holding no P, or a
+ * new one already started after the steal, is fine. The goroutine becomes Runnable and leaves
+ * the thread: it has to be scheduled again. */
 static int syscall_end_blocked(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
                                struct ctx c, struct ctx *nc, struct gd_err *err)
 {
@@ -630,6 +745,8 @@ static int syscall_end_blocked(struct gd_order *o, struct gd_tev *ev, const stru
     return 1;
 }
 
+/* GoCreateSyscall: a C thread calls into Go (a cgo callback) and gets a goroutine, born in
+ * the syscall state and bound to that thread, which must not run another one. */
 static int create_syscall(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
                           struct ctx c, struct ctx *nc, struct gd_err *err)
 {
@@ -645,6 +762,11 @@ static int create_syscall(struct gd_order *o, struct gd_tev *ev, const struct gd
     return 1;
 }
 
+/* GoDestroySyscall: a callback's goroutine goes away (the callback returned, or its C thread
+ * exits). A P the thread still holds is given up now, as SyscallAbandoned: the OS may reuse
+ * the thread id, and a new thread with that id must not find this P bound to it (or steal it
+ * from itself; Go's go122-create-syscall-reuse-thread-id test). A self-ProcSteal is queued
+ * before the event, with old status Syscall, so the API sees that P go Running -> Idle. */
 static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
                            struct ctx c, struct ctx *nc, struct gd_err *err)
 {
@@ -672,7 +794,7 @@ static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, const struct g
         struct gd_tev st = {.type = GO_EV_PROC_STEAL,
                             .time = ev->time,
                             .args = {c.p},
-                            .extra = GO_P_SYSCALL,
+                            .extra = GO_P_SYSCALL, /* old status: the move is Running -> Idle */
                             .off = ev->off};
         push(o, &st, c);
     }
@@ -680,13 +802,18 @@ static int destroy_syscall(struct gd_order *o, struct gd_tev *ev, const struct g
     return 1;
 }
 
+/* UserTaskBegin. Tasks need no begin for an end, may end more than once, and their ids may be
+ * reused after an end, so the only rule is no second begin of an active id. Parent 0 means "no
+ * parent" (not the background task, which only regions attach to) and becomes GD_NONE, Go's
+ * NoTask. The name is kept for the end (struct gd_task). As in Go, the task is recorded before
+ * the context is checked (a failure ends decoding anyway). */
 static int task_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                       struct ctx *nc, struct gd_err *err)
 {
     uint64_t id = ev->args[0];
     if (gd_hm_get(&o->tmap, id))
         return gd_fail(err, "task ID conflict: %llu", (unsigned long long)id);
-    if (ev->args[1] == 0) ev->args[1] = NONE;
+    if (ev->args[1] == 0) ev->args[1] = NONE; /* no parent, as Go rewrites it */
     uint32_t len;
     const char *name = gd_gen_str(g, ev->args[2], &len);
     if (!name)
@@ -713,6 +840,10 @@ static int task_begin(struct gd_order *o, struct gd_tev *ev, const struct gd_gen
     return 1;
 }
 
+/* UserTaskEnd: hands the end its task's parent (extra) and name (xname), then forgets the
+ * task; an end without a known begin gets GD_NONE and "". The name stays allocated in o->tname
+ * until the next UserTaskEnd, so the event's xname outlives this call (the caller pops the
+ * event later, and reads it until it asks for the next one). */
 static int task_end(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                     struct ctx *nc, struct gd_err *err)
 {
@@ -741,6 +872,9 @@ static int task_end(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *
     return 1;
 }
 
+/* UserRegionBegin/End on the running goroutine's region stack. An end must match the
+ * innermost (task, name), unless the stack is empty: the region began before the trace did,
+ * which Go accepts. */
 static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                   struct ctx *nc, struct gd_err *err)
 {
@@ -777,6 +911,12 @@ static int region(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g,
     return 1;
 }
 
+/* GCActive, GCBegin, GCEnd. GC cycles carry a global gc_seq because a cycle may begin and end
+ * on different threads: the number is an explicit edge between them, so broken timestamps
+ * cannot order the end of another cycle in between. Each waits for gc_seq next, except the
+ * events that establish an unknown state: GCActive in the first generation (a cycle running
+ * when the trace started; it must be the first GC event) and GCBegin while undetermined. Those
+ * skip the context check, as in Go; the others check it after the state update, as Go does. */
 static int gc_event(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                     struct ctx *nc, struct gd_err *err)
 {
@@ -797,7 +937,7 @@ static int gc_event(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *
         push(o, ev, c);
         return 1;
     }
-    if (seq != o->gcseq + 1) return 0;
+    if (seq != o->gcseq + 1) return 0; /* not this cycle's turn: an earlier event is pending */
     if (ev->type == GO_EV_GC_ACTIVE && o->gcstate != GC_RUNNING)
         return gd_fail(err, "encountered GCActive while GC was not in progress");
     if (ev->type == GO_EV_GC_BEGIN && o->gcstate == GC_RUNNING)
@@ -813,6 +953,11 @@ static int gc_event(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *
     return 1;
 }
 
+/* STW, sweep and mark-assist ranges; never wait. A sweep is bound to the thread's P (no
+ * goroutine needed); GCSweepActive names its P by argument. GCMarkAssistActive names its
+ * goroutine, which need not be running (like a status: no context is checked). STW and mark
+ * assist begin and end on the running goroutine. STWEnd gets its begin's kind in args[0], as
+ * Go smuggles it there, so the range's name can be built from the end alone. */
 static int ranges(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                   struct ctx *nc, struct gd_err *err)
 {
@@ -901,7 +1046,8 @@ static int experimental(struct gd_order *o, struct gd_tev *ev, const struct gd_g
 typedef int (*order_fn)(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, struct ctx c,
                         struct ctx *nc, struct gd_err *err);
 
-/* The handler of each event type (Go's order.go orderingDispatch); NULL: not a known event. */
+/* The handler of each event type (Go's order.go orderingDispatch); NULL: not a known event.
+ * Structural types never get here: decode.c refuses an untimed event in an event batch. */
 static const order_fn handlers[256] = {
     [GO_EV_PROCS_CHANGE] = on_goroutine,
     [GO_EV_GO_LABEL] = on_goroutine,
@@ -955,7 +1101,8 @@ static const order_fn handlers[256] = {
 };
 
 /* The context of thread m: the proc and goroutine it had after its last accepted event (none
- * for a thread not seen yet, or m == NONE: an event with no thread). NULL when out of memory. */
+ * for a thread not seen yet, or m == NONE: an event with no thread). A thread seen for the first
+ * time gets its state now, as in Go. 0, or -1 when out of memory. */
 static int thread_ctx(struct gd_order *o, uint64_t m, struct ctx *c)
 {
     *c = (struct ctx){m, NONE, NONE};
@@ -967,6 +1114,7 @@ static int thread_ctx(struct gd_order *o, uint64_t m, struct ctx *c)
     return 0;
 }
 
+/* Go's ordering.Advance. The first generation it sees is the initial one (order.h). */
 int gd_order_advance(struct gd_order *o, struct gd_tev *ev, const struct gd_gen *g, uint64_t m,
                      struct gd_err *err)
 {

@@ -1,7 +1,13 @@
 /* reader.c: file header, batches, generations and their string/stack/frame tables.
  * Invariants: see reader.h. Payloads land first in the look-ahead buffer (64 KiB max), and are
  * copied into the generation only when the batch belongs to it; tables index into gen->data,
- * so growing the arena never invalidates them. */
+ * so growing the arena never invalidates them.
+ * The memory cap: a generation is only usable whole (its events may name strings and stacks
+ * defined anywhere in it), so it must be held in memory, and a damaged or hostile file could
+ * announce any amount. gen_mem counts what the generation's tables hold allocated and is
+ * checked after every batch, so decoding stops with a message near the cap instead of growing
+ * without bound (a table's last doubling may pass the cap before it is seen).
+ * Errors follow Go's wording, with the thread and byte offset of the damage added. */
 #include "reader.h"
 
 #include "evspec.h"
@@ -14,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Header: Go scans "go 1.%d trace\x00\x00\x00". */
+/* Header: Go scans "go 1.%d trace\x00\x00\x00" into a uint32 (fmt.Fscanf), which takes an
+ * optional '+' and digits. The version saturates instead of overflowing: any value but 22 or
+ * 23 is refused anyway (older traces have another format, newer ones unknown events). */
 static int read_header(struct gd_reader *r, struct gd_err *err)
 {
     const char *bad = "bad file format: not a Go execution trace?";
@@ -46,6 +54,8 @@ fail:
 
 int gd_reader_fdopen(struct gd_reader *r, int fd, size_t max_gen_mem, struct gd_err *err)
 {
+    /* Everything before the 64 KiB spill buffer is cleared, the fields after it one by one:
+     * the buffer is always written before it is read. */
     memset(r, 0, offsetof(struct gd_reader, spill));
     r->have_spill = 0;
     r->has_pending = 0;
@@ -71,6 +81,7 @@ int gd_reader_open(struct gd_reader *r, const char *path, size_t max_gen_mem, st
     return gd_reader_fdopen(r, fd, max_gen_mem, err);
 }
 
+/* fd 0 is "-", the caller's standard input: not ours to close. */
 void gd_reader_close(struct gd_reader *r)
 {
     gd_in_free(&r->in);
@@ -83,7 +94,11 @@ static const char *uv_err(int rc)
     return rc == GD_UV_OVERFLOW ? "varint overflows a 64-bit integer" : "unexpected EOF";
 }
 
-/* Reads one batch into r->spill: 1 = read, 0 = clean end, -1 = error. */
+/* Reads one batch into r->spill: 1 = read, 0 = clean end, -1 = error. Go's readBatch: a
+ * clean end is the end of the file where a batch would start, or (Go returns ReadByte's bare
+ * io.EOF there) just after an experimental batch's type byte; an end anywhere later in the
+ * header is an error. The size is checked before the payload is read, which keeps it within
+ * the spill buffer. Errors point at the batch header, or at the field that could not be read. */
 static int read_batch(struct gd_reader *r, struct gd_err *err)
 {
     int64_t hoff = r->in.off;
@@ -132,6 +147,7 @@ static int read_batch(struct gd_reader *r, struct gd_err *err)
     return 1;
 }
 
+/* Bytes the generation holds allocated: capacities, not lengths (see the memory cap above). */
 static size_t gen_mem(const struct gd_gen *g)
 {
     return g->dcap + g->bcap * sizeof(*g->b) + g->strcap * sizeof(*g->strs) +
@@ -140,6 +156,8 @@ static size_t gen_mem(const struct gd_gen *g)
            gd_hm_bytes(&g->stkmap) + gd_hm_bytes(&g->pcmap);
 }
 
+/* Empties g for the next generation but keeps its allocations: a long trace reuses the same
+ * tables instead of freeing and growing them again every generation. */
 static void gen_reset(struct gd_gen *g)
 {
     g->num = 0;
@@ -167,13 +185,16 @@ void gd_gen_free(struct gd_gen *g)
     memset(g, 0, sizeof(*g));
 }
 
-/* Parsing state for one structural batch. */
+/* Parsing state for one structural batch. pos starts at 1, past the type byte that made the
+ * batch a table (Strings, Stacks, CPUSamples); foff + pos is an entry's file offset. */
 struct cur {
     const uint8_t *p;
     size_t pos, len;
     int64_t foff;
 };
 
+/* Go's binary.ReadUvarint on the payload: EOF when no byte is left (Go's bare io.EOF), SHORT
+ * when the payload ends inside the varint (io.ErrUnexpectedEOF), OVERFLOW past 64 bits. */
 static int cur_uv(struct cur *c, uint64_t *v)
 {
     if (c->pos >= c->len) return GD_UV_EOF;
@@ -183,10 +204,18 @@ static int cur_uv(struct cur *c, uint64_t *v)
     return GD_UV_OK;
 }
 
-/* Go's reader turns a bare io.EOF from a table entry into the end of the trace. */
+/* Go's reader turns a bare io.EOF from a table entry into the end of the trace. Its addStrings,
+ * addStacks, addCPUSamples and parseFreq return ReadUvarint's io.EOF unwrapped when a batch
+ * ends exactly where a value should start; readGeneration passes it up and ReadEvent returns
+ * it as is, which every caller takes for the end of the trace: that generation and all after
+ * it are dropped, and gotracevalidate calls the file valid. The quirk is reproduced on purpose,
+ * so that check's verdict stays Go's; the reason is kept (r->go_eof) so the command can warn.
+ * Errors Go wraps (a stack frame's fields) are not a clean end: those stay errors. */
 #define GO_EOF 1
 #define OOM(g, err, m) (gd_errf(err, (g)->num, 1, m, NULL, -1, "out of memory"), -1)
 
+/* Go's addStrings over the payload already copied to g->data at off (the strings stay there).
+ * Ids are unique in the generation, and 0 is taken: it always reads as "" (Go's dataTable). */
 static int add_strings(struct gd_gen *g, size_t off, uint32_t len, uint64_t m, int64_t foff,
                        struct gd_err *err)
 {
@@ -229,6 +258,9 @@ static int add_strings(struct gd_gen *g, size_t off, uint32_t len, uint64_t m, i
     return 0;
 }
 
+/* Go's addStacks: a stack is a list of pcs, and each pc's frame is stored once per generation,
+ * from the first stack that gives it (later ones giving other func/file/line are ignored, as
+ * in Go). The pcs are copied out, so the payload itself is not kept. */
 static int add_stacks(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t m, int64_t foff,
                       struct gd_err *err)
 {
@@ -286,6 +318,7 @@ static int add_stacks(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t
     return 0;
 }
 
+/* Go's addCPUSamples: time (absolute ticks), thread, proc, goroutine (0 = none), stack. */
 static int add_cpu(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t m, int64_t foff,
                    struct gd_err *err)
 {
@@ -313,7 +346,10 @@ static int add_cpu(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t m,
 }
 
 /* Appends the batch held in r->spill to g: 0, -1 on error, GO_EOF when Go's reader would stop
- * here as if the file had ended (err describes why). */
+ * here as if the file had ended (err describes why). Go's processBatch: a batch is a table
+ * (strings, stacks, CPU samples, the frequency) when its first payload byte says so and it is
+ * not experimental; any other is an event batch of its thread, kept in file order. Empty
+ * payloads are event batches with no events. */
 static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *err)
 {
     const uint8_t *p = r->spill.data;
@@ -344,9 +380,11 @@ static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *e
         }
         g->has_freq = 1;
         g->freq = f;
-        g->ns_per_tick = 1.0 / ((double)f / 1e9);
+        g->ns_per_tick = 1.0 / ((double)f / 1e9); /* Go's expression: same rounding */
         return 0;
     }
+    /* Event and strings payloads stay in g->data (the tables point into it); stacks, samples
+     * and the frequency were parsed into their tables above. */
     if (gd_grow((void **)&g->data, &g->dcap, g->dlen + len + 1, 1)) return OOM(g, err, m);
     size_t off = g->dlen;
     memcpy(g->data + off, p, len);
@@ -363,6 +401,11 @@ static int cmp_cpu(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The checks Go makes once a generation is complete (readGeneration): it has a frequency, and
+ * every frame's func and file strings exist (batches come in any order, so only now can a
+ * missing one be told). CPU sample times become ns now that the frequency is known, and the
+ * samples are sorted by time for decode.c's merge (neither qsort nor Go's sort promises
+ * stability, so equal times may come out in another order than Go's). */
 static int finish_gen(struct gd_gen *g, struct gd_err *err)
 {
     if (!g->has_freq) {
@@ -394,6 +437,13 @@ static int finish_gen(struct gd_gen *g, struct gd_err *err)
     return 0;
 }
 
+/* Go's readGeneration plus the end-of-trace logic of its ReadEvent. The spilled batch opens
+ * the generation; then batches are read until one of the next generation (kept as the new
+ * spill) or the end of the file. A batch that cannot be read once the generation has begun
+ * ends it: Go takes the damage for the next generation's first batch, returns what was read,
+ * and reports the error on the next call (pending). A batch of any other generation is an
+ * error at once: with generations mixed, this one could not be parsed correctly, so Go fails
+ * fast rather than with a cryptic error later. */
 int gd_reader_next(struct gd_reader *r, struct gd_gen *g, struct gd_err *err)
 {
     if (r->has_pending) {
@@ -402,7 +452,7 @@ int gd_reader_next(struct gd_reader *r, struct gd_gen *g, struct gd_err *err)
         r->ended = 1;
         return -1;
     }
-    if (r->ended || (r->started && !r->have_spill)) return 0;
+    if (r->ended || (r->started && !r->have_spill)) return 0; /* no batch past the last one */
     r->started = 1;
     gen_reset(g);
     if (r->have_spill) {
@@ -417,7 +467,7 @@ int gd_reader_next(struct gd_reader *r, struct gd_gen *g, struct gd_err *err)
         int rc = read_batch(r, err);
         if (rc == 0) break;
         if (rc < 0) {
-            if (g->num != 0) {
+            if (g->num != 0) { /* the generation has begun: return it, the error next time */
                 r->pending = *err;
                 r->has_pending = 1;
                 break;
@@ -434,7 +484,7 @@ int gd_reader_next(struct gd_reader *r, struct gd_gen *g, struct gd_err *err)
             g->num = gen;
             g->foff = r->spill.hoff;
         }
-        if (gen == g->num + 1) {
+        if (gen == g->num + 1) { /* the next generation's first batch: this one is complete */
             r->have_spill = 1;
             break;
         }
@@ -472,6 +522,7 @@ go_eof:
     return 0;
 }
 
+/* Id 0 is "" in every generation, defined or not (Go's dataTable.get). */
 const char *gd_gen_str(const struct gd_gen *g, uint64_t id, uint32_t *len)
 {
     if (id == 0) {
@@ -504,6 +555,9 @@ const struct gd_frame *gd_gen_frame(const struct gd_gen *g, uint64_t pc)
     return i ? &g->frames[*i] : NULL;
 }
 
+/* Go's frequency.mul: Time(float64(ticks) * nsPerTick). Converting a NaN or out-of-range
+ * double to int64 is undefined in C; on amd64 Go's conversion gives INT64_MIN
+ * (0x8000000000000000, CVTTSD2SI's "indefinite" value), which is what this returns. */
 int64_t gd_ticks_to_ns(const struct gd_gen *g, uint64_t ticks)
 {
     double d = g->ns_per_tick * (double)ticks;

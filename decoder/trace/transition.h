@@ -12,17 +12,19 @@
 
 #include <stdint.h>
 
-enum { TR_NONE, TR_G, TR_P };
+enum { TR_NONE, TR_G, TR_P }; /* what moves: nothing, a goroutine, a proc */
 
 struct gd_trans {
     int kind;
-    uint64_t id;
+    uint64_t id;      /* the goroutine or proc that moves (not always the event's context) */
     uint8_t old, new; /* GS_* or PS_* */
     uint64_t stack;   /* stack id of the transition (0 = none) */
     uint64_t reason;  /* string id of the reason (GoStop/GoBlock), else 0 */
 };
 
-/* Fills t for state-transition events; returns 0 (t->kind = TR_NONE) for the others. */
+/* Fills t for state-transition events and returns 1; returns 0 (t->kind = TR_NONE) for the
+ * others. ev must come from the ordering engine: it reads the old states order.c smuggled into
+ * ev->extra and the context (ev->g, ev->p) order.c attached. */
 int gd_transition(const struct gd_tev *ev, struct gd_trans *t);
 
 #endif

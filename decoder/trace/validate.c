@@ -1,4 +1,21 @@
-/* validate.c: the validator's rules (see validate.h). Messages follow Go's. */
+/* validate.c: the validator's rules (see validate.h). Messages follow Go's.
+ * Ported: state transitions (each move starts where the last one of its resource ended; nothing
+ * Undetermined after the first Sync; executing goroutines and procs bound to one thread each),
+ * ranges (no second begin, no end without begin, no goroutine dying inside one), labels and
+ * task ids. Go gathers every error of an event and joins them; this stops at the first, which
+ * gives the same verdict.
+ * Left out because they cannot fail on what reaches them:
+ * - timestamp order: decode.c already makes times strictly increasing, as Go's reader does;
+ * - checkStack: in Go 1.23 it inspects no frame (its counter never leaves 0), so only its table
+ *   lookups could fail, and decode.c refuses an undefined stack id first (reader.c an
+ *   undefined func or file string);
+ * - metric names and values: the three metric events have fixed names and uint64 values;
+ * - a task begun under the background task: order.c turns parent 0 into "no parent";
+ * - a task end's type against its begin's: order.c hands the end its begin's name, and both
+ *   keep the same set of active tasks;
+ * - StateTransition.Stack against Event.Stack when a goroutine stops: equal for every 1.22/1.23
+ *   event type;
+ * - a proc dying with active ranges: no proc transition ends in NotExist. */
 #include "validate.h"
 
 #include "evspec.h"
@@ -33,6 +50,8 @@ void gd_valid_free(struct gd_valid *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* The goroutine or proc id of map m; when absent and create is set, a new one in state st.
+ * NULL when absent (create 0) or out of memory (create 1). */
 static struct gd_vres *res_get(struct gd_valid *v, struct gd_hmap *m, uint64_t id, int create,
                                uint8_t st)
 {
@@ -45,6 +64,8 @@ static struct gd_vres *res_get(struct gd_valid *v, struct gd_hmap *m, uint64_t i
     return &v->res[v->nres++];
 }
 
+/* Index in v->ms of thread m, created with nothing executing (Go's getOrCreateThread); -1
+ * when out of memory. Threads are never removed, so a bound resource's bm always has one. */
 static int thread(struct gd_valid *v, uint64_t m)
 {
     uint32_t *i = gd_hm_get(&v->mmap, m);
@@ -56,6 +77,8 @@ static int thread(struct gd_valid *v, uint64_t m)
     return (int)v->nms++;
 }
 
+/* The range list of resource (scope, id): Go's ranges map keyed by ResourceID. TR_NONE is
+ * the global scope. NULL when absent (create 0) or out of memory. */
 static struct gd_vrl *rlist(struct gd_valid *v, int scope, uint64_t id, int create)
 {
     if (scope == TR_NONE) return &v->global;
@@ -69,6 +92,7 @@ static struct gd_vrl *rlist(struct gd_valid *v, int scope, uint64_t id, int crea
     return &v->rl[v->nrl++];
 }
 
+/* Position of name in l (NULL: an empty list), or -1. Lists hold a handful of entries. */
 static int rl_find(const struct gd_vrl *l, uint64_t name)
 {
     for (uint32_t i = 0; l && i < l->n; i++)
@@ -76,6 +100,11 @@ static int rl_find(const struct gd_vrl *l, uint64_t name)
     return -1;
 }
 
+/* Go's EventStateTransition case, for goroutines and procs alike (Go has two copies of it).
+ * A resource executes while a goroutine is Running or in a Syscall, or a proc is Running; it
+ * is then bound to the event's thread, which must not execute another one of its kind. It is
+ * unbound by the move that stops it, on the thread it was bound to, wherever the event was
+ * written (a ProcSteal stops another thread's proc). */
 static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err *err)
 {
     struct gd_trans t;
@@ -134,6 +163,14 @@ static int transition(struct gd_valid *v, const struct gd_tev *ev, struct gd_err
     return 0;
 }
 
+/* Go's EventRangeBegin/Active/End cases. Go names ranges by string ("GC concurrent mark
+ * phase", "GC incremental sweep", "GC mark assist", "stop-the-world (KIND)"); the three fixed
+ * names are the constants 1-3 here and an STW range is its kind's hash xor a tag, which meets
+ * them only by a 2^-64 chance (two kinds with one hash would count as one range). The scope is
+ * where Go's Event.Range puts it: GC is global, a sweep is on the event's proc (even
+ * GCSweepActive, whose argument Go overrides), an assist is on the event's goroutine or, for
+ * GCMarkAssistActive, on the goroutine it names. An Active event adds the range when missing:
+ * it restates a range begun before the trace (or the generation) started. */
 static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd_gen *g,
                     struct gd_err *err)
 {
@@ -142,6 +179,8 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
     switch (ev->type) {
     case GO_EV_STW_BEGIN:
     case GO_EV_STW_END: {
+        /* STWEnd carries its begin's kind (order.c), an id that may come from an earlier
+         * generation's table: Go's mustGet would panic on it, this reports it. */
         uint32_t len;
         const char *s = gd_gen_str(g, ev->args[0], &len);
         if (!s)
@@ -186,7 +225,7 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
     int at = rl_find(l, name);
     if (kind == 0 && at >= 0)
         return gd_fail(err, "already active range %s begun again", gd_ev_name(ev->type));
-    if (kind == 2) {
+    if (kind == 2) { /* removed in place, keeping the others' order (Go's slices.Delete) */
         if (at < 0) return gd_fail(err, "inactive range %s ended", gd_ev_name(ev->type));
         memmove(&l->names[at], &l->names[at + 1], (l->n - (uint32_t)at - 1) * sizeof(uint64_t));
         l->n--;
@@ -202,6 +241,9 @@ static int range_ev(struct gd_valid *v, const struct gd_tev *ev, const struct gd
     return 0;
 }
 
+/* Go's Validator.Event. Labels: the string id is known to exist (decode.c checked it), so a
+ * zero length means Go's empty label; the goroutine is the running one and must be known from
+ * a transition. Task ids 0 (the background task) and GD_NONE (Go's NoTask) never name a task. */
 int gd_valid_event(struct gd_valid *v, const struct gd_tev *ev, const struct gd_gen *g,
                    struct gd_err *err)
 {
