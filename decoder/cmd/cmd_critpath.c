@@ -1,7 +1,16 @@
 /* cmd_critpath.c: `gotrace critical-path FILE [--thread T | --region NAME | --task ID]
  * [--from TIME] [--to TIME]` — the chain of work that the target's end waited for (the walk:
  * critpath.h): the path's share per thread and per function, then its segments.
- * Invariants: the shares and the segments each sum to the target's window. */
+ * The target is a window [from, to] on one thread: by default the main thread's lifetime (the
+ * run's wall time as the program sees it); --thread another's; --region the longest instance
+ * of that region (the holders analysis keeps only it, so memory does not grow with regions);
+ * --task the task's begin to its end, walked from the thread that ended it (a task's work
+ * ends where it is ended). --from/--to only narrow that window, never widen it: time outside
+ * the target's life is not the target's.
+ * Invariants: the shares and the segments each sum to the target's window, so a percentage
+ * is of the target's wall time; a target that is not in the trace, or an empty window, is a
+ * usage error (status 2: the trace is fine, the question is not); times printed are from the
+ * trace's first event, as --from/--to take them. */
 #include "cli.h"
 #include "cmds.h"
 #include "critpath.h"
@@ -23,6 +32,9 @@ static const char usage[] =
     "20). Exit status 0 ok, 1 bad trace, 2 bad usage (also: no such target), 3 input/output\n"
     "error.\n";
 
+/* The first top shares of v (largest first, critpath.h) as percentages of all (the window),
+ * keyed by thread (funcs 0) or by interned function name (funcs 1). Time the walk traced back
+ * to before the first event has no thread: "(before the trace)". */
 static void shares(struct gd_out *out, struct hd *s, const struct cp_share *v, size_t n,
                    int64_t all, int funcs, long top)
 {
@@ -36,6 +48,9 @@ static void shares(struct gd_out *out, struct hd *s, const struct cp_share *v, s
     }
 }
 
+/* Picks the target, computes its path and prints it; 0, or the exit status (a message
+ * printed). The analysis ran with intervals kept (GD_SYNC_INTERVALS) and, for --region or
+ * --task, noted that target's times during the same pass (holders.h). */
 static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s)
 {
     uint32_t g;
@@ -46,6 +61,8 @@ static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd
         if (s->region.g == HD_NONE) goto none;
         g = s->region.g, from = s->region.start, to = s->region.end, what = "region";
     } else if (o->task) {
+        /* A task that never ended has no end to walk back from; one whose begin is before the
+         * trace starts at the trace's start. */
         if (s->task_end == INT64_MIN || s->task_g == HD_NONE) goto none;
         g = s->task_g, to = s->task_end, what = "task";
         from = s->task_begin != INT64_MIN ? s->task_begin : s->t0;
@@ -54,6 +71,8 @@ static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd
         if (g == HD_NONE) goto none;
         from = s->a.gs[g].first, to = s->a.gs[g].last, what = o->thread ? "thread" : what;
     }
+    /* --from/--to are ns after the first event (-1 when not given); the analysis' times are
+     * the trace's. */
     if (o->from >= 0 && s->t0 + o->from > from) from = s->t0 + o->from;
     if (o->to >= 0 && s->t0 + o->to < to) to = s->t0 + o->to;
     if (to <= from) {
@@ -61,7 +80,7 @@ static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd
         return GD_EXIT_USAGE;
     }
     struct cp_path p;
-    if (cp_compute(s, g, from, to, &p)) {
+    if (cp_compute(s, g, from, to, &p)) { /* status 1, as the other commands' out of memory */
         fprintf(stderr, "gotrace: %s: out of memory\n", o->file);
         return GD_EXIT_BAD_TRACE;
     }
@@ -75,6 +94,10 @@ static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd
     gd_out_s(out, "\nby function:\n");
     shares(out, s, p.byf, p.nf, all, 1, o->top);
     gd_out_s(out, "\nsegments (oldest first; times from the trace's start):\n");
+    /* Every segment, not --top of them: the segments are the path itself, and a reader checks a
+     * share against them. Under a segment with a stack, the function it is charged to: its
+     * first frame outside the pthread and semaphore calls (the program's call, not the lock's
+     * internals). */
     for (size_t k = 0; k < p.nseg; k++) {
         const struct cp_seg *sg = &p.seg[k];
         char fb[512];
@@ -93,6 +116,8 @@ none:
     return GD_EXIT_USAGE;
 }
 
+/* The holders analysis with every interval kept (the walk needs them all), fed to the end of
+ * the trace; then write_path. */
 int gd_cmd_critical_path(int argc, char **argv)
 {
     return gd_cmd_sync_write(argc, argv, "thread,region,task,from,to,top", usage, GD_SYNC_INTERVALS,

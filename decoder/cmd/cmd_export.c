@@ -4,10 +4,18 @@
  * intervals, user logs as instants on it, flow arrows from the waker's running slice to the
  * wakee's next running slice; user regions as nested slices on a companion track per thread
  * (tid = REGION_TID(goroutine id), named "<thread> regions", sorted right after the thread's):
- * a region spans running and blocked slices, and slices on one track must nest.
+ * a region spans running and blocked slices, and slices on one track must nest (Perfetto drops
+ * a slice that overlaps another on its track without nesting in it, so a region on the
+ * thread's own track would lose either it or the states it crosses).
+ * The export is a set of callbacks of the shared analysis (analysis.h), chained after the
+ * holders analysis (holders.h) of the same pass, which gives a wait its holder: one pass over
+ * the trace, nothing kept per event, so memory does not grow with the trace.
  * Invariants: the output is one JSON object written as a stream (events in the order their
- * intervals close, track names last, once the names are final); times are microseconds since
- * the first event. */
+ * intervals close: the format does not require them sorted, and sorting would mean holding
+ * them all); track names are written last, once the names are final (a thread's name may be
+ * set after its first events, and it names the whole thread); times are microseconds since
+ * the first event, with three decimals (ns precision); a bad trace leaves the document
+ * unclosed, so no JSON parser takes a part for the whole. */
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
@@ -27,14 +35,21 @@ static const char usage[] =
     "flow arrows from waker to wakee. -o - writes to stdout. OUT.json is replaced only when\n"
     "the whole trace was exported; with -o -, a bad trace leaves the JSON document unclosed.\n";
 
+/* A goroutine's region track. Thread tracks' tids are goroutine ids, which count goroutines
+ * (in Go's runtime and in libgotrace.so) and so stay far below 2^40: the region track's tid
+ * never collides with a thread's. */
 #define REGION_TID(id) ((id) + ((uint64_t)1 << 40))
 
+/* The export's state, the analysis' user pointer (a->user) in every callback. */
 struct exp {
     struct gd_out out;
     struct gd_hmap region_gs; /* goroutine ids with a region track */
     struct hd *s;             /* the lock analysis of the same pass: a wait's holder */
 };
 
+/* ns as microseconds with three decimals ("12.345"), the Trace Event Format's unit, in integer
+ * arithmetic: exact, and cheaper than printf's %f, which every event would need; a negative
+ * time, which no interval of a valid trace has, prints as 0 rather than as a malformed number. */
 static void us(struct gd_out *o, int64_t ns)
 {
     if (ns < 0) ns = 0;
@@ -44,6 +59,10 @@ static void us(struct gd_out *o, int64_t ns)
     gd_out_n(o, f, 4);
 }
 
+/* The start of an event of phase ph on track tid at ts (ns since the first event). Every
+ * event begins with ",\n": the process_name record written first (write_json) is the array's
+ * first element, so no event needs to know whether it is the first. One event a line keeps
+ * the file greppable. */
 static void head(struct gd_out *o, const char *ph, uint64_t tid, int64_t ts)
 {
     gd_out_s(o, ",\n{\"ph\":\"");
@@ -54,6 +73,10 @@ static void head(struct gd_out *o, const char *ph, uint64_t tid, int64_t ts)
     us(o, ts);
 }
 
+/* An interval of g ended: a complete ("X") slice on g's track, named by the state ("blocked:
+ * REASON" for a wait, so that Perfetto's search and aggregation group waits by reason). Runnable
+ * intervals are left out: the gap between a wait and the next running slice is the runnable
+ * time, and the flow arrow spans it. */
 static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
                   int64_t end)
 {
@@ -81,6 +104,9 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
         gd_out_s(o, ": ");
         gd_out_json(o, a->str.s[g->reason], len);
     }
+    /* The holder the holders analysis noted when this wait began (at its GoBlock, from the
+     * trace's wait record; its callback ran before this one and leaves it): the thread that
+     * held the lock then, where the trace records it. */
     const struct hd *s = ((struct exp *)a->user)->s;
     uint32_t gi = (uint32_t)(g - a->gs);
     if (state == GS_WAITING && s && gi < s->gxcap && s->gx[gi].holder != HD_NONE) {
@@ -94,6 +120,9 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
     gd_out_s(o, "\"}");
 }
 
+/* A wake-up is drawn as a flow arrow in two events with the same id: its start ("s") here, on
+ * the waker's track at the moment it made the wakee runnable, which binds to the waker's
+ * enclosing slice (the running slice it woke it from); its end at flow_end. */
 static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
                  int64_t t, uint64_t flow)
 {
@@ -105,6 +134,10 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
     gd_out_c(o, '}');
 }
 
+/* The flow's end ("f") when the wakee next starts running, with "bp":"e": bound to the slice
+ * enclosing its time, the running slice that begins then, rather than (the default) to the
+ * next slice to begin after it. The arrow thus goes from the waker's running slice to the
+ * wakee's next running slice, across its runnable time. */
 static void flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow)
 {
     struct gd_out *o = &((struct exp *)a->user)->out;
@@ -114,6 +147,9 @@ static void flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, 
     gd_out_c(o, '}');
 }
 
+/* A user region ended: a slice on g's region track, which this notes in region_gs so that
+ * the track gets a name at the end (threads without regions get no empty track). Regions of a
+ * goroutine nest (analysis.c closes them innermost first), so they nest on their track. */
 static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
                    int64_t end)
 {
@@ -130,6 +166,9 @@ static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_o
     gd_out_s(o, "}}");
 }
 
+/* A UserLog: an instant event ("i", thread scope "s":"t") on g's own track, named by its
+ * category ("log" when it has none: an empty name would be hard to find), its task and message
+ * as arguments. Its strings are the current generation's (gd_str), valid only now. */
 static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
                    const struct gd_gen *gen)
 {
@@ -149,9 +188,11 @@ static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_t
     gd_out_s(o, "\"}}");
 }
 
+/* No sample callback: CPU samples are summary's and report's. */
 static const struct gd_ana_cb callbacks = {slice, wake, flow_end, region, log_ev, NULL};
 
-/* Metadata naming track tid and placing it at sort_index. */
+/* Metadata naming track tid and placing it at sort_index. Without sort indices the viewer
+ * orders tracks its own way and a region track would not sit under its thread. */
 static void track(struct gd_out *o, uint64_t tid, const char *name, const char *suffix,
                   uint64_t sort_index)
 {
@@ -177,12 +218,15 @@ static int write_json(struct exp *e, struct gd_dec *d, const char *file)
         fprintf(stderr, "gotrace: %s: out of memory\n", file);
         return -1;
     }
-    hd_init(s, 0); /* the holders of waits (holders.h), fed with the export's callbacks */
+    /* The holders of waits (holders.h), which then calls the export's callbacks (hd_chain):
+     * holders only (no objects' detail, no intervals), and no stack texts per interval, which
+     * the export never shows. */
+    hd_init(s, 0);
     s->holders_only = 1;
     s->a.cb = &callbacks;
     s->a.user = e;
     hd_chain(s);
-    s->a.want_stacks = 0; /* holders only: no stack texts per interval */
+    s->a.want_stacks = 0; /* after hd_chain, which turns it on */
     e->s = s;
     struct gd_ana *a = &s->a;
     gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
@@ -190,6 +234,8 @@ static int write_json(struct exp *e, struct gd_dec *d, const char *file)
     gd_out_json(out, file, strlen(file));
     gd_out_s(out, "\"}}");
     int rc = hd_run(s, d, file, INT64_MAX);
+    /* Track names and order last: names are final only now. Thread i (first-seen order) sorts
+     * at 2i, its region track at 2i + 1, right below it. */
     for (size_t i = 0; rc >= 0 && i < a->ngs; i++) {
         char buf[GD_NAME_MAX];
         const char *name = gd_ana_name(a, &a->gs[i], 1, buf);
@@ -220,10 +266,11 @@ int gd_cmd_export(int argc, char **argv)
         gd_dec_close(&d);
         return rc;
     }
+    /* The stream moves into the export's state for the callbacks, and back for the close. */
     struct exp e = {.out = sink.out};
     int bad = write_json(&e, &d, o.file);
     sink.out = e.out;
-    rc = gd_sink_close(&sink, !bad);
+    rc = gd_sink_close(&sink, !bad); /* bad: OUT.json stays as it was */
     if (bad) rc = gd_cmd_status(&d);
     gd_hm_free(&e.region_gs);
     gd_dec_close(&d);

@@ -6,7 +6,25 @@
  * own validation and an event it refuses (a thread killed mid-record, a status claimed but not
  * written) is dropped with the rest of its batch, never misread; FILE is replaced whole (a
  * temporary file renamed) or not at all; on a complete trace nothing changes; the live file is
- * removed once FILE is whole (--keep keeps it). */
+ * removed once FILE is whole (--keep keeps it).
+ * How: FILE's first out_size bytes are kept (the head counts only whole generations, so a
+ * generation whose write the death cut is past them, and is rebuilt instead). The generations
+ * the process had not written are rebuilt as its flusher would have written them: their event
+ * batches, taken as they lie in the live file (collect), then their stack table (symbolized
+ * here, from the recorded modules), string table and frequency. That candidate is decoded by
+ * this decoder (verify); an event it refuses inside a recovered batch cuts that batch there
+ * (trim), a failure outside every batch (a table, a status) drops the last recovered
+ * generation, and the candidate is built and decoded again, until it validates.
+ * Why validate: the live file is memory a process was writing when SIGKILL stopped it between
+ * two stores, its bytes can be anything, and the result replaces the only copy of the trace.
+ * The writer orders its stores (bytes before lengths, records before links: gt_live.h) so most
+ * of what a reader finds is whole, but a status claimed and not written, a buffer half linked
+ * or a state that only the dead thread's next event would have made consistent can only be
+ * found by decoding; with the decoder itself as the judge, the result is valid by exactly the
+ * rules `gotrace check` and gotracevalidate apply.
+ * Not recovered: CPU samples and lock holder records (not in the live file),
+ * names of sync objects (rendered by the flusher from its own tables: here a reason and an
+ * address), inlined frames. */
 #include "cli.h"
 #include "cmds.h"
 #include "decode.h"
@@ -38,13 +56,18 @@ static const char usage[] =
 #define STACK_PC_SYNTH (1ull << 63) /* preload/stack/stack.h: synthetic frames */
 #define STACK_PC_MAIN (STACK_PC_SYNTH | 1)
 #define MAX_STEPS (1u << 22) /* links followed in one list: a torn list may loop */
+/* Rebuilds tried before giving up: each decodes the whole candidate, so the bound is on time;
+ * a file torn in more places than this is left alone (FILE unchanged, status 1). */
 #define MAX_TRIMS 256
 
+/* A growing byte buffer: the candidate trace. */
 struct buf {
     uint8_t *p;
     size_t len, cap;
 };
 
+/* Appends n bytes; -1 when out of memory (the callers then build a short candidate, which
+ * fails its validation rather than being written). */
 static int put(struct buf *b, const void *src, size_t n)
 {
     if (n == 0) return 0; /* b->p may still be NULL */
@@ -54,6 +77,7 @@ static int put(struct buf *b, const void *src, size_t n)
     return 0;
 }
 
+/* A uvarint, the trace's integer encoding (7 bits a byte, low first). */
 static void put_uv(struct buf *b, uint64_t v)
 {
     uint8_t t[10];
@@ -64,7 +88,9 @@ static void put_uv(struct buf *b, uint64_t v)
     put(b, t, (size_t)n);
 }
 
-/* One recovered event batch: its bytes stay in the live file; len shrinks when trimmed. */
+/* One recovered event batch: its bytes stay in the live file; len shrinks when trimmed. fgen is
+ * the generation number it gets in FILE, m its thread (GO_NO_THREAD: the statuses of threads
+ * without one), ts the time its batch header carries. */
 struct batch {
     uint64_t fgen, m, ts;
     const uint8_t *data;
@@ -72,27 +98,31 @@ struct batch {
     size_t at; /* offset of its data in the candidate */
 };
 
-/* A string added for symbolized names (ids above the process's). */
+/* A string added for symbolized names (ids above the process's: its own ids stay as they are,
+ * since its events refer to them). */
 struct name {
     char *s;
     uint64_t id;
 };
 
+/* One recovery's state. */
 struct rec {
     struct gd_live l;
     struct gd_livesym *sym;
-    uint64_t gens[2]; /* the process's generation numbers to recover, oldest first */
-    uint64_t fgens[2];
-    int ngens;
-    struct batch *b;
+    uint64_t gens[2];  /* the process's generation numbers to recover, oldest first */
+    uint64_t fgens[2]; /* and the numbers they get in FILE (plan) */
+    int ngens;         /* how many; the last is dropped when its tables do not validate */
+    struct batch *b;   /* every recovered batch, in the order they are written */
     size_t nb, capb;
     struct name *names;
     size_t nnames, capnames;
-    uint64_t next_str;
-    struct buf out;
-    size_t dropped; /* bytes of events dropped */
+    uint64_t next_str; /* the next id for a name */
+    struct buf out;    /* the candidate: FILE's whole generations, then the recovered ones */
+    size_t dropped;    /* bytes of events dropped */
 };
 
+/* Notes a batch of len bytes at data (NULL: outside the file, or torn: nothing). An empty one
+ * is not noted, as the flusher writes none. */
 static int add_batch(struct rec *r, uint64_t fgen, uint64_t m, uint64_t ts, const uint8_t *data,
                      size_t len)
 {
@@ -102,7 +132,11 @@ static int add_batch(struct rec *r, uint64_t fgen, uint64_t m, uint64_t ts, cons
     return 0;
 }
 
-/* A thread's batches of generation parity par: statuses, full buffers, the current one. */
+/* A thread's batches of generation parity par: statuses, full buffers, the current one. The
+ * tracer keeps two sets of everything per thread, by generation parity: threads write
+ * generation N + 1 into one while the flusher writes N from the other. Each length is checked
+ * against its capacity before the bytes are taken (a torn length would read a neighbour's
+ * memory as events), and each address through gd_live_at. */
 static void thread_batches(struct rec *r, uint64_t t, int par, uint64_t fgen)
 {
     const struct gt_live_layout *L = &r->l.h->layout;
@@ -116,24 +150,34 @@ static void thread_batches(struct rec *r, uint64_t t, int par, uint64_t fgen)
     uint64_t cur = gd_live_u64(&r->l, s, L->s_cur);
     uint32_t curlen = gd_live_u32(&r->l, s, L->s_len);
     uint64_t b = gd_live_u64(&r->l, s, L->s_full_head);
-    for (unsigned steps = 0; b && steps < MAX_STEPS && b != cur; steps++) { /* cur: pushed */
+    /* The full list stops at cur: a thread that died between pushing its full buffer and
+     * installing a new one has cur still on the list (buf.h), and the buffer is taken once,
+     * as the current one, with the stream's length. (A death between the store that resets
+     * that length to 0 and the one that installs the new buffer leaves that buffer out.) */
+    for (unsigned steps = 0; b && steps < MAX_STEPS && b != cur; steps++) {
         uint32_t len = gd_live_u32(&r->l, b, L->b_len), cap = gd_live_u32(&r->l, b, L->b_cap);
         if (len <= cap)
             add_batch(r, fgen, m, gd_live_u64(&r->l, b, L->b_base_ts),
                       gd_live_at(&r->l, b + L->b_data, len), len);
         b = gd_live_u64(&r->l, b, L->b_next);
     }
+    /* The stream's length, stored after each event's bytes: it counts whole events only. */
     if (cur && curlen && curlen <= gd_live_u32(&r->l, cur, L->b_cap))
         add_batch(r, fgen, m, gd_live_u64(&r->l, cur, L->b_base_ts),
                   gd_live_at(&r->l, cur + L->b_data, curlen), curlen);
 }
 
-/* Every batch of the process's generation g (file generation fgen), in the tracer's order. */
+/* Every batch of the process's generation g (file generation fgen), in the tracer's order
+ * (generation.c's encode_batches): the statuses of threads without an M, then each registered
+ * thread's. Batches of one thread must stay in their order: Go's reader reads a thread's
+ * events in the order of its batches. */
 static void collect(struct rec *r, uint64_t g, uint64_t fgen)
 {
     int par = (int)(g & 1);
     const struct gt_live_mless *ml =
         gd_live_at(&r->l, r->l.h->mless[par], sizeof(struct gt_live_mless));
+    /* GT_LIVE_LOST: they did not fit when claimed; without them the generation may not
+     * validate, which verify then finds. */
     if (ml && ml->len && ml->len != GT_LIVE_LOST && ml->len <= sizeof ml->bytes)
         add_batch(r, fgen, GO_NO_THREAD, ml->ts, ml->bytes, ml->len);
     uint64_t t = r->l.h->registry;
@@ -143,7 +187,10 @@ static void collect(struct rec *r, uint64_t g, uint64_t fgen)
     }
 }
 
-/* Entry id of set s: its bytes (and length), and its mark word for parity par. */
+/* Entry id of set s: its bytes (and length), and its mark word for parity par. The set's
+ * entries are in segments of seg_ids, found through its segment array (gt_live.h); a segment
+ * never allocated is 0. A length of 1 MiB or more is no entry's (strings and stacks are far
+ * shorter): it is torn, and refused before the bytes are looked up. */
 static const uint8_t *entry(const struct rec *r, const struct gt_live_set *s, uint64_t id, int par,
                             uint64_t *len, uint64_t *mark)
 {
@@ -158,7 +205,10 @@ static const uint8_t *entry(const struct rec *r, const struct gt_live_set *s, ui
     return bytes && *len < (1u << 20) ? gd_live_at(&r->l, bytes, *len) : NULL;
 }
 
-/* Entry id of set s when generation g uses it (its bytes and length), else NULL. */
+/* Entry id of set s when generation g uses it (its bytes and length), else NULL. A trace's
+ * tables are per generation: the tracer marks an entry when a generation first refers to it
+ * (mark[g & 1] = g + 1) and writes the marked ones with that generation, so recovering the
+ * marked ones gives each rebuilt generation the table its events expect. */
 static const uint8_t *marked(const struct rec *r, const struct gt_live_set *s, uint64_t id,
                              uint64_t g, uint64_t *len)
 {
@@ -172,7 +222,9 @@ static uint64_t set_ids(const struct gt_live_set *s)
     return (uint64_t)s->nsegs * s->seg_ids;
 }
 
-/* The id of a string made for a symbolized name (new ids above the process's). */
+/* The id of a string made for a symbolized name (new ids above the process's). A linear
+ * search: the names are the distinct functions and files of two generations' stacks. 0 (the
+ * empty string) when out of memory. */
 static uint64_t name_id(struct rec *r, const char *s)
 {
     for (size_t i = 0; i < r->nnames; i++)
@@ -184,7 +236,11 @@ static uint64_t name_id(struct rec *r, const char *s)
     return r->names[r->nnames++].id;
 }
 
-/* A structural batch: header with a 3-byte size patched by struct_end. */
+/* A structural batch (stacks, strings, frequency: thread GO_NO_THREAD, time 0): its header,
+ * with the size written as a 3-byte uvarint (0x80 0x80 0x00, continuation bits set) that
+ * struct_end patches once the size is known. Go's reader accepts a uvarint padded so, and 3
+ * bytes hold any size below 2^21, more than a batch's payload limit (struct_room). Returns
+ * where the size is. */
 static size_t struct_begin(struct buf *b, uint64_t fgen, uint8_t kind)
 {
     put(b, (uint8_t[]){GO_EV_EVENT_BATCH}, 1);
@@ -196,6 +252,7 @@ static size_t struct_begin(struct buf *b, uint64_t fgen, uint8_t kind)
     return at;
 }
 
+/* The size counts everything after its own 3 bytes: the kind byte and the entries. */
 static void struct_end(struct buf *b, size_t at)
 {
     size_t size = b->len - at - 3;
@@ -212,7 +269,11 @@ static void struct_room(struct buf *b, size_t *at, uint64_t fgen, uint8_t kind, 
     *at = struct_begin(b, fgen, kind);
 }
 
-/* The stacks marked in generation g, symbolized. */
+/* The stacks marked in generation g, symbolized: each frame is (pc, function, file, line),
+ * the strings made by name_id. A frame whose address no module knows keeps its address as its
+ * function's name ("0x7f..."), so the frame still shows where it was. A stack whose length is
+ * not a whole number of addresses is torn and left out (an event using it then names a stack
+ * the table lacks, which verify refuses). */
 static void encode_stacks(struct rec *r, uint64_t g, uint64_t fgen)
 {
     const struct gt_live_set *s = &r->l.h->stacks;
@@ -243,6 +304,8 @@ static void encode_stacks(struct rec *r, uint64_t g, uint64_t fgen)
             fr[n][3] = line;
             n++;
         }
+        /* A bound: the event byte, its id and frame count (21 bytes at most), then 4 uvarints
+         * of at most 10 bytes per frame. */
         struct_room(&r->out, &at, fgen, GO_EV_STACKS, 30 + (size_t)n * 40);
         put(&r->out, (uint8_t[]){GO_EV_STACK}, 1);
         put_uv(&r->out, id);
@@ -254,6 +317,8 @@ static void encode_stacks(struct rec *r, uint64_t g, uint64_t fgen)
     struct_end(&r->out, at);
 }
 
+/* One string of the table, cut at Go's limit on a string's length (which Go's reader
+ * enforces). */
 static void string_event(struct rec *r, size_t *at, uint64_t fgen, uint64_t id, const char *s,
                          size_t len)
 {
@@ -265,7 +330,12 @@ static void string_event(struct rec *r, size_t *at, uint64_t fgen, uint64_t id, 
     put(&r->out, s, len);
 }
 
-/* A sync object's name as the tracer renders it: its reason, then its address. */
+/* A sync object's name as the tracer renders it: its reason, then its address. Until the
+ * flusher writes a generation an object's string holds a tagged record (GT_LIVE_OBJ_TAG: the
+ * reason's string id and the address), which the flusher turns into "sync: mutex ledger_lock"
+ * with the symbol tables and its table of init sites (docs/locks.md), not here. The reason
+ * and the address keep one name per object, so the locks analyses still tell objects apart.
+ * The reason's entry is read without its mark: it need not be marked in this generation. */
 static size_t object_text(struct rec *r, const uint8_t *p, char *buf, size_t cap)
 {
     uint64_t reason, addr, len, mark;
@@ -277,7 +347,9 @@ static size_t object_text(struct rec *r, const uint8_t *p, char *buf, size_t cap
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
 
-/* The strings marked in generation g, and the names the stacks made. */
+/* The strings marked in generation g, and the names the stacks made (all of them, for each
+ * generation: a name's id must resolve in every generation whose stacks use it). Written after
+ * encode_stacks, which makes the names. */
 static void encode_strings(struct rec *r, uint64_t g, uint64_t fgen)
 {
     const struct gt_live_set *s = &r->l.h->strings;
@@ -297,7 +369,11 @@ static void encode_strings(struct rec *r, uint64_t g, uint64_t fgen)
     struct_end(&r->out, at);
 }
 
-/* The candidate: the trace's whole generations, then the recovered ones. */
+/* The candidate: the trace's whole generations, then the recovered ones. Built again after
+ * each trim (the batches' offsets in the candidate, b->at, change). Without even a header in
+ * FILE (a forked child killed before its first write made the file) the header is written
+ * here. A recovered generation is written as the flusher writes one: event batches, stacks,
+ * strings, then the frequency, which every generation of a file needs. */
 static void build(struct rec *r, const uint8_t *old, size_t oldlen)
 {
     r->out.len = 0;
@@ -326,7 +402,10 @@ static void build(struct rec *r, const uint8_t *old, size_t oldlen)
     }
 }
 
-/* Decodes the candidate: 0 valid, else the failing event's offset (or -1 unknown) in *off. */
+/* Decodes the candidate: 0 valid, else the failing event's offset (or -1 unknown) in *off,
+ * with -2 when it could not be decoded at all (the memfd could not be made or filled). The
+ * decoder reads a descriptor, so the candidate is copied into a memfd: memory, no file on
+ * disk. */
 static int verify(const struct buf *b, int64_t *off, uint64_t *nevents, char *why, size_t cap)
 {
     int fd = memfd_create("gotrace-recover", MFD_CLOEXEC);
@@ -352,7 +431,10 @@ static int verify(const struct buf *b, int64_t *off, uint64_t *nevents, char *wh
 }
 
 /* Drops the event at candidate offset off and the rest of its batch; 0, or -1 when off is in
- * no recovered batch. */
+ * no recovered batch. The rest goes too: an event's time is a delta from the previous event of
+ * its batch, so none can be taken out of the middle; what follows is the same thread's later
+ * history, whose states follow from the refused event; and the death came at the end of each
+ * stream, so a refused event is almost always among its last. */
 static int trim(struct rec *r, int64_t off)
 {
     for (size_t i = 0; off >= 0 && i < r->nb; i++) {
@@ -366,7 +448,8 @@ static int trim(struct rec *r, int64_t off)
     return -1;
 }
 
-/* Reads the first n bytes of path into *p (a file shorter than n: -1). */
+/* Reads the first n bytes of path into *p (a file shorter than n: -1): FILE's whole
+ * generations, which the candidate starts with byte for byte. *p is the caller's to free. */
 static int read_head(const char *path, size_t n, uint8_t **p)
 {
     *p = malloc(n ? n : 1);
@@ -382,7 +465,11 @@ static int read_head(const char *path, size_t n, uint8_t **p)
     return *p && got == n ? 0 : -1;
 }
 
-/* Writes b to path whole: a temporary file beside it, renamed over it. */
+/* Writes b to path whole: a temporary file beside it, renamed over it. Not sink.c: its
+ * output is never its input, and here it is by design. The temporary file is made with
+ * O_EXCL and the pid in its name (two recovers of one trace cannot share it), and synced
+ * before the rename: the old file holds the only copy of the written generations, and after a
+ * crash the name must not point at a file whose data never reached the disk. */
 static int replace(const char *path, const struct buf *b)
 {
     char tmp[4200];
@@ -419,7 +506,10 @@ static void rec_free(struct rec *r)
 }
 
 /* Which of the process's generations were not written: those after gen_written, at most the
- * two whose buffers can still be in memory. */
+ * two whose buffers can still be in memory (one set per parity: the one the flusher was
+ * writing, or about to, and the current one); older ones' buffers were reused. They get the
+ * numbers that follow FILE's last whole generation (out_gens), as the flusher numbers what it
+ * writes: the process's own count also has empty generations, which were never written. */
 static void plan(struct rec *r)
 {
     const struct gt_live_head *h = r->l.h;
@@ -439,13 +529,14 @@ static int rebuild(struct rec *r, const char *file, const uint8_t *old, size_t o
     plan(r);
     for (int k = 0; k < r->ngens; k++)
         collect(r, r->gens[k], r->fgens[k]);
-    r->next_str = set_ids(&r->l.h->strings) + 1;
+    r->next_str = set_ids(&r->l.h->strings) + 1; /* above every id the process could use */
     r->sym = gd_livesym_new(&r->l);
     char why[600];
     for (int trims = 0;; trims++) {
         build(r, old, oldlen);
         int64_t off;
         if (verify(&r->out, &off, nevents, why, sizeof why) == 0) return 0;
+        /* A failure inside FILE's own generations is not the recovery's to mend: FILE stays. */
         if (off == -2 || trims >= MAX_TRIMS || (off >= 0 && (size_t)off < oldlen)) break;
         if (trim(r, off) == 0) continue;
         /* not in a batch: the last recovered generation goes (its tables or statuses) */
@@ -457,7 +548,8 @@ static int rebuild(struct rec *r, const char *file, const uint8_t *old, size_t o
     return -1;
 }
 
-/* Recovers path from the live file at live; the exit status. */
+/* Recovers path from the live file at live; the exit status. The live file is removed only
+ * when nothing in it is still needed: after FILE was replaced, or when it holds nothing. */
 static int recover(const char *path, const char *live, int keep)
 {
     struct rec r = {0};
@@ -466,6 +558,8 @@ static int recover(const char *path, const char *live, int keep)
         fprintf(stderr, "gotrace: %s: %s\n", live, why);
         return GD_EXIT_IO;
     }
+    /* Its buffers are still being written: a copy now would be torn everywhere, and the
+     * process will write them itself. */
     if (gd_live_running(&r.l)) {
         fprintf(stderr,
                 "gotrace: %s: process %lld, which writes it, is still running; recover it after "
@@ -521,6 +615,9 @@ static int recover(const char *path, const char *live, int keep)
     return rc;
 }
 
+/* Without a live file, FILE is decoded to say which case it is: complete (nothing to do), or
+ * damaged with nothing to recover it from. The search is not dead_only: a running process's
+ * file is found, and refused with a message that says why. */
 int gd_recover_file(const char *path, int keep)
 {
     char live[512];
@@ -548,6 +645,8 @@ int gd_recover_file(const char *path, int keep)
     return rc;
 }
 
+/* Its own option loop, not gd_cmd_parse: recover takes none of the shared options (its check
+ * uses the default memory cap), and its one operand may follow "--". */
 int gd_cmd_recover(int argc, char **argv)
 {
     int keep = 0;

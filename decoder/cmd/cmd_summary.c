@@ -2,9 +2,21 @@
  * gd_ana_name): lifetime, running, runnable, syscall and blocked time, blocked time by reason,
  * number of blocks and syscalls, CPU samples; then totals; then, when the trace has them, CPU
  * samples by leaf function and user tasks and regions by name.
+ * How the columns add up: LIFETIME is from the goroutine's first event to its last (or to the
+ * trace's last event for one still alive: analysis.c closes its open interval there). Between
+ * the two it is always in exactly one state, and each state interval is added, when it ends,
+ * to one column: running, runnable (woken, waiting for a CPU), syscall, blocked. A status
+ * event that repeats the current state (a fix-up at a generation's start) ends nothing, so it
+ * neither splits nor double-counts an interval. BLOCKS counts every wait and is the sum of the
+ * "blocked on" lines' waits, as BLOCKED is the sum of their times. The TOTAL row adds the rows:
+ * its LIFETIME is thread-time (a sum over threads), not the trace's duration, which the first
+ * line gives.
  * Invariant: times add up per goroutine: running + runnable + syscall + blocked = lifetime
  * (intervals are closed at the goroutine's end or at the end of the trace); every CPU sample is
- * counted once in the process total and once for its goroutine (if it has one). */
+ * counted once in the process total and once for its goroutine (if it has one), so TOTAL's
+ * SAMPLES exceeds the rows' sum by the samples without a goroutine. Every order depends on the
+ * trace only (ids, values, names, order of first appearance), never on memory or hash order,
+ * so the same trace gives the same bytes. */
 #include "analysis.h"
 #include "cli.h"
 #include "cmds.h"
@@ -23,9 +35,12 @@ static const char usage[] =
     "number of blocks and syscalls, CPU samples; then totals for the process, the CPU samples\n"
     "by leaf function, and user tasks and regions by name.\n";
 
-#define TOP_LEAVES 10
+#define TOP_LEAVES 10 /* leaf functions listed under the CPU samples */
 
+/* qsort has no context argument: the comparators read the analysis from here (set by
+ * write_summary; one summary per process). */
 static const struct gd_ana *sort_ana;
+/* Goroutine indices by id: creation order for our traces, whatever order they were seen in. */
 static int by_id(const void *x, const void *y)
 {
     const struct gd_ana_g *a = &sort_ana->gs[*(const uint32_t *)x];
@@ -48,6 +63,9 @@ static int by_count(const void *x, const void *y)
     return strcmp(sort_ana->str.s[a->name], sort_ana->str.s[b->name]);
 }
 
+/* One line of the table: v is lifetime, running, runnable, syscall, blocked (ns). The name is
+ * never cut: a longer one pushes its row's columns right (docs/decoder.md), which keeps the
+ * thread identifiable where a cut name might not be. */
 static void row(struct gd_out *o, const char *name, const char *gid, const char *mid,
                 const int64_t v[5], uint64_t blocks, uint64_t sys, uint64_t samples)
 {
@@ -58,8 +76,12 @@ static void row(struct gd_out *o, const char *name, const char *gid, const char 
              name, gid, mid, b[0], b[1], b[2], b[3], b[4], blocks, sys, samples);
 }
 
+/* The table: a row per goroutine, its blocked time by reason under it, then TOTAL. M is the
+ * thread it ran on last (the TID for libgotrace.so's traces), "-" if it never ran. */
 static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd *s)
 {
+    /* Indices, not the goroutines, are sorted: a->gs's order is what the holders analysis
+     * indexes (hd_top_holder's g), and +1 keeps a trace without goroutines from a malloc(0). */
     uint32_t *idx = malloc((a->ngs + 1) * sizeof(*idx));
     if (!idx) return;
     for (size_t i = 0; i < a->ngs; i++)
@@ -91,8 +113,11 @@ static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd 
             gd_out_f(out, "    blocked on %-40s %11s in %" PRIu64 " waits",
                      *rs ? rs : "(no reason)", gd_fmt_dur(ra->ns, dur, sizeof(dur)), ra->count);
             int64_t held;
+            /* Who made it wait most: the waker is often just another waiter, the holder is the
+             * one the waits were for (docs/locks.md); its share of this reason's time. Only
+             * traces that record holders (libgotrace.so's) have one. */
             uint32_t h = hd_top_holder(s, idx[k], ra->reason, &held);
-            if (h != HD_NONE) /* who made it wait most (holders.h) */
+            if (h != HD_NONE)
                 gd_out_f(out, ", %.0f%% held by %s",
                          ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0,
                          gd_ana_name(a, &a->gs[h], 0, nb));
@@ -105,6 +130,9 @@ static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd 
     free(idx);
 }
 
+/* CPU samples by the function they were taken in (the leaf frame), as shares of all samples,
+ * those without a goroutine included. The leaves are sorted in place: the analysis' name ->
+ * index map of them is stale afterwards, and nothing reads it after this. */
 static void samples(struct gd_out *out, struct gd_ana *a)
 {
     if (!a->nsamples) return;
@@ -120,6 +148,11 @@ static void samples(struct gd_out *out, struct gd_ana *a)
     }
 }
 
+/* User tasks and regions by name (include/gotrace.h's annotations), by total time. A task's
+ * TOTAL and AVG are over the tasks that ended (one still open has no duration yet); tasks
+ * ended without a begin in the trace are not counted (analysis.c). A region's COUNT is of the
+ * regions that closed, each of which has a duration (one open at its goroutine's or the
+ * trace's end is closed there), so its average never divides by zero. */
 static void annotations(struct gd_out *out, struct gd_ana *a)
 {
     char t1[32], t2[32];
@@ -158,6 +191,8 @@ static int write_summary(struct gd_out *out, const struct gd_cmd_opts *o, struct
     return 0;
 }
 
+/* The holders analysis (cli.c's gd_cmd_sync_write), holders only: summary names each reason's
+ * top holder, and needs neither the objects' detail nor the intervals. */
 int gd_cmd_summary(int argc, char **argv)
 {
     return gd_cmd_sync_write(argc, argv, "", usage, GD_SYNC_HOLDERS_ONLY, write_summary);

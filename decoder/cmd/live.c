@@ -1,4 +1,11 @@
-/* live.c: the live files of traced processes. See live.h for the invariants. */
+/* live.c: the live files of traced processes. See live.h for the invariants.
+ * The file is the dead process's memory: the tracer mapped it shared at one address range and
+ * stored pointers into it as they were in the process (common/gt_live.h). Its contents are
+ * not trusted: SIGKILL can land between any two stores, a torn record can hold any value, and a
+ * file on /dev/shm can be anyone's. So every pointer is translated to a file offset and
+ * bounds-checked before it is read (gd_live_at), every read returns a value or nothing, and
+ * what the values mean (lengths, lists, marks) is checked by the reader that uses them
+ * (cmd_recover.c), and at last by the decoder's validation of the result. */
 #include "live.h"
 
 #include <dirent.h>
@@ -12,6 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The whole file is mapped, read-only and private: nothing done here can change it (with
+ * --keep it stays as the process left it), and MAP_NORESERVE because the file is a
+ * sparse 1 GiB reservation (GT_LIVE_SIZE) of which the process used little: unwritten pages
+ * read as zeros without being allocated. The head is checked (magic, version, its size, the
+ * size it says was reserved) before any other field is believed: a file of another gotrace
+ * version has other offsets. */
 int gd_live_open(struct gd_live *l, const char *path, char *why, size_t cap)
 {
     memset(l, 0, sizeof *l);
@@ -53,6 +66,8 @@ void gd_live_close(struct gd_live *l)
     l->h = NULL;
 }
 
+/* The checks are written so that no sum can wrap: addr - base only once addr >= base, and n
+ * compared with what is left after that offset rather than added to it. */
 const void *gd_live_at(const struct gd_live *l, uint64_t addr, size_t n)
 {
     uint64_t base = l->h->base;
@@ -60,6 +75,8 @@ const void *gd_live_at(const struct gd_live *l, uint64_t addr, size_t n)
     return l->map + (addr - base);
 }
 
+/* Fields are copied out with memcpy: a torn structure's field need not be aligned. addr + off
+ * may wrap for a garbage addr; gd_live_at then checks the wrapped address like any other. */
 uint64_t gd_live_u64(const struct gd_live *l, uint64_t addr, uint32_t off)
 {
     uint64_t v = 0;
@@ -89,6 +106,10 @@ static uint64_t start_ticks(long pid)
     return gt_live_start_ticks(buf);
 }
 
+/* kill(pid, 0) says whether a process with the pid exists (EPERM: it does, another user's);
+ * a pid is reused, so its start time must also be no later than when the head's tracer began
+ * (gt_live_same_process). When the start time cannot be read the answer is "running": the
+ * safe mistake is to refuse a recovery, not to rewrite the trace of a live process. */
 int gd_live_running(const struct gd_live *l)
 {
     long pid = (long)l->h->pid;
@@ -102,13 +123,16 @@ int gd_live_running(const struct gd_live *l)
 /* Whether the live file at path is the unfinished one of the trace at trace (the same path, and
  * the same file when it exists: an inode is reused once its file is gone), and passes
  * dead_only. The head's path is absolute but not resolved (symbolic links, ".."): both sides
- * are compared resolved. */
+ * are compared resolved (a path that does not exist yet is compared as written). Only a head
+ * still in GT_LIVE_RUNNING state belongs: a process that completed left nothing to recover.
+ * A file that cannot be opened or is of another version belongs to no trace. */
 static int belongs(const char *path, const char *trace, const struct stat *ts, int dead_only)
 {
     struct gd_live l;
     char why[128], full[4096], theirs[sizeof l.h->out_path], resolved[4096];
     if (gd_live_open(&l, path, why, sizeof why) != 0) return 0;
     const char *want = realpath(trace, full) ? full : trace;
+    /* Copied with a bound: the process may have died with the path half written, unended. */
     snprintf(theirs, sizeof theirs, "%.*s", (int)sizeof theirs - 1, l.h->out_path);
     const char *have = realpath(theirs, resolved) ? resolved : theirs;
     int match =
@@ -119,6 +143,9 @@ static int belongs(const char *path, const char *trace, const struct stat *ts, i
     return match;
 }
 
+/* Live files are named by pid (gotrace.<pid>.live), not by trace, so every one in
+ * GT_LIVE_DIR is opened and its head compared; the first that belongs wins. Files with other
+ * names are never opened. */
 int gd_live_find(const char *trace_path, int dead_only, char *out, size_t cap)
 {
     struct stat ts;

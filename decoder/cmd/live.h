@@ -14,21 +14,24 @@
 #include <stdint.h>
 
 struct gd_live {
-    char path[512];
-    const uint8_t *map;
-    uint64_t size;
-    const struct gt_live_head *h;
+    char path[512];               /* the live file's, for messages */
+    const uint8_t *map;           /* the whole file, read-only */
+    uint64_t size;                /* bytes mapped: the bound of every gd_live_at */
+    const struct gt_live_head *h; /* = map, once its magic, version and sizes were checked */
 };
 
-/* Maps path; 0, or -1 with a message in why (cap bytes). */
+/* Maps path; 0, or -1 with a message in why (cap bytes): it cannot be opened, is shorter than
+ * a head, or is not a live file of this version. */
 int gd_live_open(struct gd_live *l, const char *path, char *why, size_t cap);
+/* Unmaps l (the file stays); safe after a failed gd_live_open and twice. */
 void gd_live_close(struct gd_live *l);
 /* n bytes at process address addr, or NULL when they are not all in the file. */
 const void *gd_live_at(const struct gd_live *l, uint64_t addr, size_t n);
 /* A little-endian field of width 4 or 8 at addr + off; 0 when outside the file. */
 uint64_t gd_live_u64(const struct gd_live *l, uint64_t addr, uint32_t off);
 uint32_t gd_live_u32(const struct gd_live *l, uint64_t addr, uint32_t off);
-/* Whether the process that wrote l still runs (its pid, with the same start time). */
+/* Whether the process that wrote l still runs (its pid, started no later than its tracer
+ * began); 1 also when that cannot be told, so a doubt never lets a live trace be rewritten. */
 int gd_live_running(const struct gd_live *l);
 /* The unfinished live file of the trace at trace_path (the same absolute path, and the same
  * file when it exists): its path in out; 1 found, 0 none. With dead_only, only one whose

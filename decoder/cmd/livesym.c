@@ -1,4 +1,9 @@
-/* livesym.c: a dead process's addresses to functions and lines. See livesym.h. */
+/* livesym.c: a dead process's addresses to functions and lines. See livesym.h.
+ * libdw's offline mode (dwfl_report_elf) places each recorded module's file at the bias the
+ * process loaded it at, then answers address queries as for a live process, from the file's
+ * symbol table and, where the file or its separate debug file has it, DWARF line tables.
+ * Invariants: the module list is read through gd_live_at (bounded, checked); a module record
+ * the process was writing when it died (no NUL in its path, an empty range) is skipped. */
 #include "livesym.h"
 
 #include "demangle.h"
@@ -10,11 +15,13 @@
 #include <string.h>
 
 struct gd_livesym {
-    Dwfl *dwfl;
+    Dwfl *dwfl;   /* NULL when libdw could not start: then no address is known */
     char **names; /* demangled names kept for the symbolizer's life */
     size_t n, cap;
 };
 
+/* Files by the path recorded, separate debug info where the system keeps it (build id,
+ * /usr/lib/debug), sections at the addresses the file and the bias give (offline). */
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -22,7 +29,11 @@ static const Dwfl_Callbacks callbacks = {
 };
 
 /* Reports the recorded modules, the latest first: an earlier one overlapping a later one was
- * unloaded before it (its range reused). */
+ * unloaded before it (its range reused), and is left out, since one address must name one
+ * module (a dlclose writes the generation in progress first, so the stacks of the unwritten
+ * generations were taken in the later one). The module's basename is its name, its path the
+ * file libdw opens, and its range comes from the file's program headers plus the recorded
+ * bias (add_p_vaddr), as the dynamic loader placed it. */
 static void report(Dwfl *dwfl, const struct gd_live *l)
 {
     uint32_t n = l->h->nmodules < GT_LIVE_MODULES ? l->h->nmodules : GT_LIVE_MODULES;
@@ -62,6 +73,8 @@ void gd_livesym_free(struct gd_livesym *s)
     free(s);
 }
 
+/* A copy of name that lives as long as s: demangle_name's result lives until its next call.
+ * NULL when out of memory (the frame then has no function and shows its address). */
 static const char *keep(struct gd_livesym *s, const char *name)
 {
     if (gd_grow((void **)&s->names, &s->cap, s->n + 1, sizeof *s->names) != 0) return NULL;
@@ -76,6 +89,8 @@ int gd_livesym_frame(struct gd_livesym *s, uint64_t pc, const char **func, const
     *func = NULL;
     *file = "";
     *line = 0;
+    /* pc - 1: a return address is the instruction after the call, which may be another line or,
+     * for a call that ends a function (to a noreturn function), another function. */
     Dwarf_Addr a = pc ? pc - 1 : 0;
     Dwfl_Module *m = s->dwfl ? dwfl_addrmodule(s->dwfl, a) : NULL;
     if (!m) return 0;
@@ -85,7 +100,11 @@ int gd_livesym_frame(struct gd_livesym *s, uint64_t pc, const char **func, const
     int l = 0;
     const char *src = ln ? dwfl_lineinfo(ln, NULL, &l, NULL, NULL, NULL) : NULL;
     const char *mod = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    if (src && !(mod && !strncmp(mod, "libgotrace", 10))) { /* a hook: named by its function */
+    /* A frame in the tracer itself is one of its hooks: named by the function the program
+     * called (pthread_mutex_lock), without the tracer's file and line, as the tracer's own
+     * symbolizer names it (preload/stack/symbolize.c), so recovered stacks read as written
+     * ones. */
+    if (src && !(mod && !strncmp(mod, "libgotrace", 10))) {
         *file = src;
         *line = (uint64_t)(l > 0 ? l : 0);
     }

@@ -1,6 +1,11 @@
 /* main.c: `gotrace COMMAND ...` dispatch and top-level usage.
- * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 I/O error; no command runs without
- * its name. */
+ * Each command is a function of cmds.h called with argv shifted by one, so that it sees its
+ * own name as argv[0] and parses its options as a program of its own would (cli.c); main
+ * parses nothing else, so every option belongs to a command and `--help` works per command.
+ * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 I/O error (exitcode.h), whatever
+ * the command; no command runs without its name (a bare `gotrace FILE` is a usage error, not
+ * a guess); help that was asked for goes to stdout with status 0, usage after a mistake to
+ * stderr with status 2, so scripts can tell them apart. */
 #include "cli.h"
 #include "cmds.h"
 
@@ -36,10 +41,13 @@ int main(int argc, char **argv)
         return GD_EXIT_USAGE;
     }
     const char *c = argv[1];
+    /* "help" too: the word people type after seeing "gotrace COMMAND" in a message. */
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
         fputs(usage, stdout);
         return GD_EXIT_OK;
     }
+    /* Names are matched whole, never abbreviated: a new command could make an abbreviation
+     * that scripts rely on ambiguous. */
     if (!strcmp(c, "check")) return gd_cmd_check(argc - 1, argv + 1);
     if (!strcmp(c, "dump")) return gd_cmd_dump(argc - 1, argv + 1);
     if (!strcmp(c, "summary")) return gd_cmd_summary(argc - 1, argv + 1);

@@ -1,4 +1,7 @@
-/* out.c: buffered output (see out.h). */
+/* out.c: buffered output (see out.h for why one buffer and no stdio).
+ * Invariants: the buffer is empty after every write-out, written or not (a failed write drops
+ * it: the output is lost anyway, and keeping it would make every later call retry); nothing
+ * here allocates after gd_out_init. */
 #include "out.h"
 
 #include <errno.h>
@@ -7,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define GD_OUT_BUF (1u << 20)
+#define GD_OUT_BUF (1u << 20) /* few system calls, and small beside a generation's memory */
 
 int gd_out_init(struct gd_out *o, int fd)
 {
@@ -19,6 +22,10 @@ int gd_out_init(struct gd_out *o, int fd)
     return o->buf ? 0 : -1;
 }
 
+/* Writes the whole buffer, or up to the first error, which is kept in o->err (after which
+ * nothing more is attempted: a full disk or a closed pipe does not get better). A write
+ * interrupted by a signal is retried; a short write continues where it stopped; a write of 0
+ * bytes, which would loop forever, counts as EIO. */
 static void write_all(struct gd_out *o)
 {
     size_t done = 0;
@@ -50,6 +57,9 @@ void gd_out_free(struct gd_out *o)
     o->buf = NULL;
 }
 
+/* Formats into a stack buffer first: vsnprintf cannot write into o->buf without knowing the
+ * length beforehand, and the callers' lines are short (a trace's strings are at most 1 KiB,
+ * names at most GD_NAME_MAX), so the cut at 4095 bytes is never reached in practice. */
 void gd_out_f(struct gd_out *o, const char *fmt, ...)
 {
     char tmp[4096];
@@ -61,6 +71,9 @@ void gd_out_f(struct gd_out *o, const char *fmt, ...)
     gd_out_n(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* Two digits per division, from a table of the pairs 00..99, written backwards into a
+ * 24-byte buffer (2^64 has 20 digits): half the divisions of a digit-by-digit loop, which
+ * matters to dump, whose output is mostly numbers. */
 void gd_out_u(struct gd_out *o, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
@@ -86,7 +99,7 @@ void gd_out_u(struct gd_out *o, uint64_t v)
 
 void gd_out_i(struct gd_out *o, int64_t v)
 {
-    if (v < 0) {
+    if (v < 0) { /* negated as unsigned: -INT64_MIN overflows int64_t */
         gd_out_c(o, '-');
         gd_out_u(o, (uint64_t)0 - (uint64_t)v);
     } else {
@@ -94,6 +107,11 @@ void gd_out_i(struct gd_out *o, int64_t v)
     }
 }
 
+/* A trace's strings are bytes, not necessarily UTF-8 (Go does not check them), and the output
+ * must parse whatever they hold: '"' and '\\' get a backslash, control characters and every
+ * byte from 0x7f up become \u00XX one byte at a time. The result is ASCII and valid JSON for
+ * any input; the cost is that a UTF-8 character of several bytes reads back as as many Latin-1
+ * characters (report_page.c's jstr lets UTF-8 through instead: the page declares it). */
 void gd_out_json(struct gd_out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";

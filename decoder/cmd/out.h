@@ -1,6 +1,11 @@
 /* out.h: one big buffered output stream (stdout or a file) for the commands.
- * Invariants: nothing is written to the descriptor until the buffer is full or flushed; a
- * write error is remembered and reported by gd_out_flush. Number formatting avoids printf. */
+ * dump prints hundreds of millions of numbers for a large trace: output is one 1 MiB buffer
+ * written with write(2) (no stdio locking or per-call flushing), and the hot helpers (gd_out_n,
+ * gd_out_s, gd_out_c) are inline; gd_out_u formats without printf.
+ * Invariants: nothing is written to the descriptor until the buffer is full or flushed; the
+ * first write error is remembered (err), everything written after it is dropped, and
+ * gd_out_flush reports it, so a command checks once at its end instead of after every write
+ * (sink.c turns it into status 3); a single write call is never larger than the buffer. */
 #ifndef GOTRACE_DECODER_OUT_H
 #define GOTRACE_DECODER_OUT_H
 
@@ -11,22 +16,27 @@
 struct gd_out {
     int fd;
     char *buf;
-    size_t len, cap;
-    int err;
+    size_t len, cap; /* bytes buffered, buffer size */
+    int err;         /* errno of the first failed write (EIO for a write of 0 bytes), 0 none */
 };
 
+/* Sets o up to write to fd (not owned: the caller closes it); 0, or -1 when out of memory. */
 int gd_out_init(struct gd_out *o, int fd);
 /* Writes out what is buffered; returns 0 or -1 if any write failed. */
 int gd_out_flush(struct gd_out *o);
+/* Frees the buffer without writing it (call gd_out_flush first to keep its content). */
 void gd_out_free(struct gd_out *o);
-/* Writes the buffer out (callers never write more than the buffer at once). */
+/* Writes the buffer out to make room (callers never write more than the buffer at once). */
 void gd_out_spill(struct gd_out *o);
+/* printf-style text; one call writes at most 4095 bytes (the rest is cut). */
 void gd_out_f(struct gd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal integers, without printf. */
 void gd_out_u(struct gd_out *o, uint64_t v);
 void gd_out_i(struct gd_out *o, int64_t v);
-/* JSON string body (no quotes) with escapes. */
+/* JSON string body (no quotes) with escapes; the bytes written are ASCII whatever s holds. */
 void gd_out_json(struct gd_out *o, const char *s, size_t n);
 
+/* n bytes of s (n at most the buffer's size), the C string s, the character c. */
 static inline void gd_out_n(struct gd_out *o, const char *s, size_t n)
 {
     if (o->len + n > o->cap) gd_out_spill(o);

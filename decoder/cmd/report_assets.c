@@ -1,6 +1,11 @@
 /* report_assets.c: the report page's template, style sheet and script, embedded at build time
  * from decoder/report/ (the assembler's .incbin; decoder.mk rebuilds this object when they
- * change). Invariant: each is NUL-terminated. */
+ * change). The page's files stay plain HTML, CSS and JavaScript, edited as such, instead of C
+ * string literals (every quote, backslash and line end escaped); .incbin reads them at
+ * assembly time, so the binary needs no file at run time. The paths are relative to the
+ * repository's root, where make runs the assembler.
+ * Invariant: each is NUL-terminated (the .byte 0 after it), so report_page.c finds its end
+ * and its markers with the string functions. */
 #include "report_page.h"
 
 __asm__(".section .rodata\n"

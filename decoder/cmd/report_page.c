@@ -1,4 +1,29 @@
-/* report_page.c: the report's HTML page and its data (see report_page.h). */
+/* report_page.c: the report's HTML page and its data (see report_page.h).
+ * The page is the template report.html with three markers replaced: @CSS@ by report.css,
+ * @DATA@ by one JSON object, @JS@ by report.js, which reads that object (JSON.parse of the
+ * data element's text: the browser never runs it as code, and parsing one JSON text is faster
+ * than parsing a script literal of the same size). The object, in the order written:
+ *   file, events, generations, duration (ns), nslices/nregions/nsamples (how many the model
+ *     saw, beyond the budgets too), samples_total, samples_nothread, budget/region_budget/
+ *     sample_budget (report_model.h's, so the page's notes quote the numbers the C code
+ *     applied), bucketed;
+ *   str: every interned string of the analysis (index 0 is ""); everywhere below a reason,
+ *     stack text, region/task/function name is an index into it, so a stack shared by
+ *     thousands of intervals is written once;
+ *   threads: [name, id, tid (last M, -1 none), lifetime, running, runnable, syscall, blocked,
+ *     blocks, syscalls, samples, [reason, ns, waits, ...]] per goroutine in analysis order: a
+ *     thread's number in the arrays below is its index here (the page sorts rows by id);
+ *   slices (7 numbers per interval) when the timeline fits its budget, else width and
+ *     buckets; then regions (5), samples (3), tasks (4), regionsum (4), prof (4);
+ *   holders, locks, critical_note, critical_path (the holders analysis; small, strings inline).
+ * Rows of numbers are flat arrays, one number after the other, not arrays of objects: at
+ * 200,000 intervals the page is mostly these numbers, and a key per field would multiply its
+ * size and its parse time. report.js reads them by stride (NF = 7 for slices, and so on), so a
+ * field's position here is the contract: change both sides together. Times are ns from the
+ * trace's first event, as the page's #select=ID@TIME and #view=FROM-TO links are.
+ * Invariants: the page is one file with nothing fetched (docs/report.md); nothing in the data
+ * can end its <script> element (jstr escapes '<'); the sizes are bounded by the budgets, the
+ * buckets and the distinct strings and stacks, never by the number of events. */
 #include "report_page.h"
 
 #include "critpath.h"
@@ -7,7 +32,12 @@
 #include <string.h>
 
 /* A JSON string that is also safe inside <script>: quotes, backslashes, control characters
- * and '<' '>' '&' escaped; UTF-8 passes through. */
+ * and '<' '>' '&' escaped; UTF-8 passes through. A script element's text ends at the first
+ * "</script" whatever JSON thinks, and "<!--" changes how the HTML parser reads it: a thread
+ * name or a stack from the trace (the program's strings) must be able to produce neither, and
+ * \u003c is the same character to JSON.parse. UTF-8 stays as it is: the page declares
+ * charset utf-8, so a thread named in another script reads as named (an invalid sequence
+ * becomes U+FFFD in the browser, never a broken document). */
 static void jstr(struct gd_out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -27,6 +57,7 @@ static void jstr(struct gd_out *o, const char *s, size_t n)
     gd_out_c(o, '"');
 }
 
+/* ",\n"KEY":": every member but the first ("file", written by counts) starts so. */
 static void key(struct gd_out *o, const char *k)
 {
     gd_out_s(o, ",\n\"");
@@ -41,6 +72,8 @@ static void num(struct gd_out *o, int first, int64_t v)
     gd_out_i(o, v);
 }
 
+/* "str": the analysis' intern table, indexed as the analysis indexes it (the ids in the
+ * model's slices, profiles, regions and the threads' reasons are these indices). */
 static void strings(struct gd_out *o, const struct gd_ana *a)
 {
     key(o, "str");
@@ -53,7 +86,8 @@ static void strings(struct gd_out *o, const struct gd_ana *a)
 }
 
 /* [name, id, tid, lifetime, running, runnable, syscall, blocked, blocks, syscalls, samples,
- *  [reason, ns, waits, ...]] per thread, in analysis order. */
+ *  [reason, ns, waits, ...]] per thread, in analysis order: the numbers of `gotrace summary`
+ * (the same analysis), so the page's table and the command agree to the nanosecond. */
 static void threads(struct gd_out *o, const struct gd_ana *a)
 {
     key(o, "threads");
@@ -82,14 +116,16 @@ static void threads(struct gd_out *o, const struct gd_ana *a)
     gd_out_c(o, ']');
 }
 
-/* What the flat arrays are read from. */
+/* What the flat arrays are read from (the row callbacks of flat take one pointer). */
 struct src {
     const struct gd_ana *a;
     const struct rm *m;
     const struct gd_name_accs *names;
 };
 
-/* Writes "k":[...] with nf numbers for each of the rows 0..n-1, filled by row(src, i, f). */
+/* Writes "k":[...] with nf numbers (at most 8) for each of the rows 0..n-1, filled by
+ * row(src, i, f). A newline every 16 rows keeps lines short enough for a text editor or a diff
+ * of two pages, at a byte per 16 rows. */
 static void flat(struct gd_out *o, const char *k, size_t n, size_t nf, const struct src *src,
                  void (*row)(const struct src *src, size_t i, int64_t *f))
 {
@@ -105,12 +141,16 @@ static void flat(struct gd_out *o, const char *k, size_t n, size_t nf, const str
     gd_out_c(o, ']');
 }
 
+/* A thread index, or -1 for none (the page tests for -1; UINT32_MAX would look like an index). */
 static int64_t g_or_none(uint32_t g)
 {
     return g == UINT32_MAX ? -1 : (int64_t)g;
 }
 
-/* Detail: g, start, duration, kind, reason, stack, waker (-1 none) per interval. */
+/* Detail: g, start, duration, kind, reason, stack, waker (-1 none) per interval. kind is
+ * report_model.h's RK_* (report.js's KINDS, in the same order); stack is the one the interval
+ * is charged to (the waiting call for a wait), shown in the details panel; waker draws the
+ * wake-up arrow. */
 static void slice_row(const struct src *src, size_t i, int64_t *f)
 {
     const struct rm_slice *s = &src->m->sl[i];
@@ -119,7 +159,7 @@ static void slice_row(const struct src *src, size_t i, int64_t *f)
     memcpy(f, v, sizeof(v));
 }
 
-/* g, start, duration, name, task per user region. */
+/* g, start, duration, name, task per user region (the first RM_MAX_REGIONS). */
 static void region_row(const struct src *src, size_t i, int64_t *f)
 {
     const struct rm_region *r = &src->m->rg[i];
@@ -127,7 +167,8 @@ static void region_row(const struct src *src, size_t i, int64_t *f)
     memcpy(f, v, sizeof(v));
 }
 
-/* g (-1 none), time, stack per CPU sample. */
+/* g (-1 none), time, stack per CPU sample (the first RM_MAX_SAMPLES; the CPU flame graph
+ * counts them all through prof). */
 static void sample_row(const struct src *src, size_t i, int64_t *f)
 {
     const struct rm_sample *s = &src->m->sm[i];
@@ -135,7 +176,8 @@ static void sample_row(const struct src *src, size_t i, int64_t *f)
     memcpy(f, v, sizeof(v));
 }
 
-/* name, count, ended, ns per task or region name. */
+/* name, count, ended, ns per task or region name: summary's tables (regions have no
+ * "ended", which stays 0). */
 static void name_row(const struct src *src, size_t i, int64_t *f)
 {
     const struct gd_name_acc *n = &src->names->v[i];
@@ -143,7 +185,9 @@ static void name_row(const struct src *src, size_t i, int64_t *f)
     memcpy(f, v, sizeof(v));
 }
 
-/* profile kind, stack, count, ns per (profile, stack). */
+/* profile kind, stack, count, ns per (profile, stack): RP_* order (report.js's PROFILES); the
+ * flame graphs are built in the page from the stack texts, so the data hold each distinct
+ * stack once per profile, not a tree. */
 static void prof_row(const struct src *src, size_t i, int64_t *f)
 {
     const struct rm_prof *p = &src->m->prof[i];
@@ -152,7 +196,10 @@ static void prof_row(const struct src *src, size_t i, int64_t *f)
 }
 
 /* Bucketed: width, then per thread [first bucket, "one letter per bucket"] ('a' + kind, '.'
- * when the thread was not there). */
+ * when the thread was not there). A letter a bucket is the smallest form of "the state it spent
+ * most time in": at most 1024 buckets per thread, about one per pixel of a wide window, so the
+ * page's size depends on the number of threads, not of intervals. Buckets before a thread's
+ * first are not written (first says where it starts). */
 static void buckets(struct gd_out *o, const struct rm *m)
 {
     key(o, "width");
@@ -173,6 +220,8 @@ static void buckets(struct gd_out *o, const struct rm *m)
     gd_out_c(o, ']');
 }
 
+/* The object's first members: the facts line and the numbers the page's notes need (how
+ * many intervals, regions, samples there were and the budgets they were cut at). */
 static void counts(struct gd_out *o, const char *file, const struct gd_dec *d,
                    const struct gd_ana *a, const struct rm *m)
 {
@@ -200,9 +249,12 @@ static void counts(struct gd_out *o, const char *file, const struct gd_dec *d,
     gd_out_s(o, m->bucketed ? "true" : "false");
 }
 
+/* Bounds on the page's two lists, which the budgets do not bound: a program with a lock per
+ * object can wait on millions of them, and a path can have a segment per wake-up. */
 #define LOCKS_SHOWN 50     /* objects in the Locks section */
 #define PATH_SEGMENTS 2000 /* segments listed in the Critical path section */
 
+/* qsort has no context argument: obj_by_total reads the analysis from here (set by locks). */
 static const struct hd *sort_sa;
 static int obj_by_total(const void *x, const void *y)
 {
@@ -211,6 +263,8 @@ static int obj_by_total(const void *x, const void *y)
     return (a->total < b->total) - (a->total > b->total);
 }
 
+/* A thread's display name as a JSON string; HD_NONE is time the walk or the blame traced to
+ * before the trace's first event. */
 static void jname(struct gd_out *o, const struct hd *s, uint32_t g)
 {
     char nb[GD_NAME_MAX];
@@ -218,6 +272,7 @@ static void jname(struct gd_out *o, const struct hd *s, uint32_t g)
     jstr(o, n, strlen(n));
 }
 
+/* Interned string i as a JSON string (0: ""). */
 static void jinterned(struct gd_out *o, const struct hd *s, uint32_t i)
 {
     jstr(o, i ? s->a.str.s[i] : "", i ? s->a.str.len[i] : 0);
@@ -228,6 +283,9 @@ static void jinterned(struct gd_out *o, const struct hd *s, uint32_t i)
  * "holders": whether the trace records holders (gotrace's experimental batch). */
 static void locks(struct gd_out *o, struct hd *s)
 {
+    /* Objects with no counted wait (named by a wait record alone) are left out. "holders" is
+     * whether any holder is known at all: the page then explains the blame, or says the trace does
+     * not record holders (Go's traces). */
     uint32_t *idx = malloc((s->nobjs + 1) * sizeof(*idx));
     size_t n = 0;
     int holders = 0;
@@ -278,6 +336,7 @@ static void locks(struct gd_out *o, struct hd *s)
     free(idx);
 }
 
+/* [[name, ns]...] of the path's shares, by thread (funcs 0) or by function (funcs 1). */
 static void shares(struct gd_out *o, const struct hd *s, const struct cp_share *v, size_t n,
                    int funcs)
 {
@@ -296,7 +355,11 @@ static void shares(struct gd_out *o, const struct hd *s, const struct cp_share *
 
 /* "critical_path": the main thread's (critpath.h), {thread, from, to (ns from the trace's
  * start), threads: [[name, ns]...], funcs: [[name, ns]...], segments: [[thread, state, start,
- * duration, reason, function]...], nsegments}; null with "critical_note" saying why. */
+ * duration, reason, function]...], nsegments}; null with "critical_note" saying why.
+ * Above the timeline's budget the holders analysis dropped its intervals (iv_over, set by
+ * cmd_report.c's iv_budget): a path from part of them would be wrong, so none is shown. The
+ * shares are over the whole path; only the segments listed stop at PATH_SEGMENTS, and
+ * nsegments lets the page say so. */
 static void critical(struct gd_out *o, struct hd *s)
 {
     struct cp_path p;
@@ -347,6 +410,8 @@ static void critical(struct gd_out *o, struct hd *s)
     cp_free(&p);
 }
 
+/* The JSON object (the file's header comment gives its layout). "slices" is absent when the
+ * timeline is bucketed: the page checks "bucketed". */
 static void data(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
                  const struct rm *m)
 {
@@ -376,7 +441,9 @@ static void data(struct gd_out *o, const char *file, const struct gd_dec *d, str
     gd_out_s(o, "}\n");
 }
 
-/* Writes tpl up to marker (or to its end) and returns what follows the marker. */
+/* Writes tpl up to marker (or to its end) and returns what follows the marker. In 64 KiB
+ * pieces: gd_out_n takes at most the stream's 1 MiB buffer at once, and the assets must not
+ * overflow it as they grow. */
 static const char *upto(struct gd_out *o, const char *tpl, const char *marker)
 {
     const char *p = strstr(tpl, marker);
@@ -389,6 +456,8 @@ static const char *upto(struct gd_out *o, const char *tpl, const char *marker)
 void gd_report_page(struct gd_out *o, const char *file, const struct gd_dec *d, struct gd_ana *a,
                     const struct rm *m)
 {
+    /* "\1" is in no asset: upto then writes the whole of it. The markers are replaced in the
+     * order they appear in report.html. */
     const char *t = upto(o, gd_report_html, "@CSS@");
     upto(o, gd_report_css, "\1");
     t = upto(o, t, "@DATA@");

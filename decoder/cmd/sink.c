@@ -1,4 +1,14 @@
-/* sink.c: output files written whole or not at all (see sink.h). */
+/* sink.c: output files written whole or not at all (see sink.h for the contract).
+ * The commands stream: export writes its JSON while it reads the trace, so damage found in the
+ * last generation, a full disk or a kill comes after most of the output was produced. Writing
+ * to a temporary file in the destination's directory (same file system, so rename(2) is
+ * atomic and needs no copy) and renaming it over the destination only when everything was
+ * written means a reader of the destination sees the old file or the new one, never a prefix.
+ * Invariants: the temporary file exists only between gd_sink_open and gd_sink_close and is
+ * removed on every failure the command sees (a kill leaves it, under its own name, never a
+ * part under the destination's); the input is compared by device and inode (stat follows
+ * links), so the same file reached through another path, a symbolic link or a hard link is
+ * recognized; stdout is never closed here (the process's, for the messages that follow). */
 #include "sink.h"
 #include "exitcode.h"
 
@@ -16,7 +26,10 @@ static int is_stdout(const char *path)
     return !path || !strcmp(path, "-");
 }
 
-/* 1 when the output (path, or stdout) is the same file as the input (path, or stdin). */
+/* 1 when the output (path, or stdout) is the same file as the input (path, or stdin).
+ * Only a regular file counts: `gotrace export - -o -` run from a terminal can have stdin and
+ * stdout on one tty, which is not reading and writing the same data. An output
+ * that does not exist yet cannot be the input (stat fails). */
 static int same_file(const char *path, const char *input)
 {
     struct stat o, i;
@@ -31,7 +44,13 @@ static int io_fail(const char *name, const char *what, int e)
     return GD_EXIT_IO;
 }
 
-/* A temporary file next to s->dest, with the mode a new file gets. */
+/* A temporary file next to s->dest ("DEST.XXXXXX"), with the mode a new file gets: mkstemp
+ * creates it 0600, and the output should be as readable as a file the shell's `>` makes (0666
+ * less the umask), e.g. a report published from a web directory. The umask has no getter, so it
+ * is read by setting it and put back at once (no other thread runs). Being a new file, the
+ * output does not keep the replaced file's mode or owner, and a hard link to the old file keeps
+ * the old content. The descriptor, or -1 with errno set (s->tmp, if allocated, is freed by the
+ * caller). */
 static int open_tmp(struct gd_sink *s)
 {
     size_t n = strlen(s->dest) + 8;
@@ -55,9 +74,17 @@ static int open_dest(struct gd_sink *s, const char *path)
 {
     struct stat st;
     char real[PATH_MAX];
-    /* Write through a symbolic link to its target, not over the link. */
+    /* Write through a symbolic link to its target, not over the link: rename(2) onto the
+     * link's path would replace the link itself with a regular file. realpath also puts the
+     * temporary file in the target's directory, on the target's file system. A path that does
+     * not resolve (a new file, or a link to nothing) is used as given. */
     s->dest = strdup(realpath(path, real) ? real : path);
     if (!s->dest) return -1;
+    /* A device or a FIFO (-o /dev/stdout, a named pipe a viewer reads) is written directly:
+     * it has no old content to protect, and renaming a file over its name would replace the
+     * device node or pipe (or fail without the right to write its directory) instead of
+     * writing to it. It is opened by the name given, without O_CREAT or O_TRUNC; a directory
+     * fails here with EISDIR, reported as "cannot create". */
     if (stat(s->dest, &st) == 0 && !S_ISREG(st.st_mode)) {
         free(s->dest);
         s->dest = NULL;
@@ -70,6 +97,9 @@ int gd_sink_open(struct gd_sink *s, const char *path, const char *input)
 {
     memset(s, 0, sizeof(*s));
     s->name = is_stdout(path) ? "standard output" : path;
+    /* Checked before anything is created: writing over the trace would destroy it for a
+     * mistyped -o, and with `-o -` redirected into the trace it would corrupt what is still
+     * being read. */
     if (same_file(path, input)) {
         fprintf(stderr, "gotrace: %s: is the input trace; not overwriting it\n", s->name);
         return GD_EXIT_USAGE;
@@ -86,6 +116,13 @@ int gd_sink_open(struct gd_sink *s, const char *path, const char *input)
     return io_fail(s->name, "write", ENOMEM);
 }
 
+/* On failure, what is buffered for a temporary file is dropped with it, but a direct output
+ * (stdout, a device) gets it: it already has the earlier part, and ending it at the failure
+ * (export's JSON, then left unclosed so that no parser takes it for whole) is what
+ * docs/decoder.md promises for `-o -`. close(2) is checked as a write: a network file system
+ * or a quota may report a failed write only there.
+ * A failure here is reported only when the command succeeded: otherwise the command's own
+ * status (a bad trace) is the one that explains what happened. */
 int gd_sink_close(struct gd_sink *s, int ok)
 {
     int e = 0;
@@ -108,5 +145,5 @@ int gd_sink_write(const char *path, const char *input, int (*fill)(struct gd_out
     if (rc) return rc;
     int failed = fill(&sink.out, ctx);
     rc = gd_sink_close(&sink, !failed);
-    return failed ? failed : rc;
+    return failed ? failed : rc; /* the fill's failure explains more than an output error */
 }

@@ -10,9 +10,11 @@
 
 #include "out.h"
 
+/* Between gd_sink_open and gd_sink_close the command writes to out (export keeps a copy of it
+ * in its own state and hands it back before closing). */
 struct gd_sink {
     struct gd_out out;
-    const char *name; /* as given, for messages; "-" is stdout */
+    const char *name; /* the path as given, or "standard output": for messages */
     char *dest, *tmp; /* the final path and the temporary file; NULL when written directly */
 };
 
