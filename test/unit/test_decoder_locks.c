@@ -107,7 +107,7 @@ Test(locks, handoff_chain_blame)
     cr_assert_eq(o->nsites, 1);
     cr_assert_str_eq(s.a.str.s[o->sites[0].stack], "f l.c:7\n");
     for (size_t i = 0; i < o->nholders; i++) /* the release stack names the releaser's call */
-        cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9");
+        cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9\n");
     hd_free(&s);
     free(text);
 }
