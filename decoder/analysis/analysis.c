@@ -93,6 +93,7 @@ void gd_ana_free(struct gd_ana *a)
     gd_hm_free(&a->gstr);
     gd_hm_free(&a->gleaf);
     gd_hm_free(&a->gstk);
+    gd_stack_text_free(&a->text);
 }
 
 /* The totals of name in t, created at zero; NULL when out of memory. */
@@ -134,26 +135,11 @@ static uint32_t frame_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t 
     return s && len ? gd_intern(&a->str, s, len) : 0;
 }
 
-/* Interned text of stack stk: one "func file:line" line per frame, innermost first. */
+/* Interned text of stack stk (stacktext.h). */
 static uint32_t stack_text(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
 {
-    char text[4096];
-    size_t n = 0;
-    const uint64_t *pcs;
-    uint32_t nf = 0;
-    text[0] = 0;
-    if (stk && gd_gen_stack(gen, stk, &pcs, &nf)) {
-        for (uint32_t i = 0; i < nf && n < sizeof(text) - 1; i++) {
-            const struct gd_frame *f = gd_gen_frame(gen, pcs[i]);
-            uint32_t fl = 0, il = 0;
-            const char *fn = f ? gd_gen_str(gen, f->func, &fl) : "?";
-            const char *fi = f ? gd_gen_str(gen, f->file, &il) : "?";
-            n += (size_t)snprintf(text + n, sizeof(text) - n, "%.*s %.*s:%" PRIu64 "\n", (int)fl,
-                                  fn ? fn : "", (int)il, fi ? fi : "", f ? f->line : 0);
-        }
-    }
-    if (n >= sizeof(text)) n = sizeof(text) - 1;
-    return gd_intern(&a->str, text, (uint32_t)n);
+    const char *text = gd_stack_text(gen, stk, &a->text);
+    return gd_intern(&a->str, text, (uint32_t)a->text.len);
 }
 
 /* stack_text, cached for the generation. */

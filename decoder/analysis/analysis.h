@@ -12,6 +12,7 @@
 
 #include "decode.h"
 #include "hmap.h"
+#include "stacktext.h"
 
 struct gd_intern {
     struct gd_hmap map; /* hash -> index */
@@ -79,7 +80,7 @@ struct gd_wake {
 
 struct gd_site {
     uint32_t reason;
-    uint32_t stack; /* interned text: one "func file:line" line per frame */
+    uint32_t stack; /* interned text (stacktext.h) */
     uint64_t count;
     int64_t total, max;
 };
@@ -129,8 +130,9 @@ struct gd_ana {
     /* Per-generation caches: (stack id, reason string id) -> site, string id -> interned,
      * stack id -> interned leaf function. */
     struct gd_hmap gsite, gstr, gleaf;
-    int want_stacks;     /* fill gd_ana_g.since_stack and the sample callback's stack */
-    struct gd_hmap gstk; /* per generation: stack id -> interned stack text */
+    int want_stacks;           /* fill gd_ana_g.since_stack and the sample callback's stack */
+    struct gd_hmap gstk;       /* per generation: stack id -> interned stack text */
+    struct gd_stack_text text; /* scratch for the stack texts built */
     uint64_t cache_gen;
     int64_t t0, tend;
     uint64_t nflows;

@@ -6,7 +6,6 @@
 #include "reader.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,25 +265,8 @@ static int read_records(struct hd *s, const struct gd_gen *gen)
                 if (!oi) continue;
                 struct hd_obj *o = &s->objs[*oi];
                 if (gd_grow((void **)&o->rel, &o->relcap, o->nrel + 1, sizeof(*o->rel))) return -1;
-                char *txt = NULL;
-                uint32_t stk = 0;
-                const uint64_t *pcs;
-                uint32_t n;
-                if (v[3] && gd_gen_stack(gen, v[3], &pcs, &n)) {
-                    size_t cap = 0, tl = 0;
-                    for (uint32_t i = 0; i < n; i++) {
-                        const struct gd_frame *f = gd_gen_frame(gen, pcs[i]);
-                        uint32_t fl = 0, ll = 0;
-                        const char *fn = f ? gd_gen_str(gen, f->func, &fl) : NULL;
-                        const char *fi = f ? gd_gen_str(gen, f->file, &ll) : NULL;
-                        if (gd_grow((void **)&txt, &cap, tl + fl + ll + 32, 1)) break;
-                        tl +=
-                            (size_t)snprintf(txt + tl, cap - tl, "%.*s %.*s:%" PRIu64 "\n", (int)fl,
-                                             fn ? fn : "", (int)ll, fi ? fi : "", f ? f->line : 0);
-                    }
-                    if (txt && tl) stk = gd_intern(&s->a.str, txt, (uint32_t)tl - 1);
-                    free(txt);
-                }
+                const char *txt = gd_stack_text(gen, v[3], &s->a.text);
+                uint32_t stk = *txt ? gd_intern(&s->a.str, txt, (uint32_t)s->a.text.len) : 0;
                 o->rel[o->nrel++] = (struct hd_release){t, v[1], stk};
                 if (o->nrel > 1 && o->rel[o->nrel - 2].t > t)
                     qsort(o->rel, o->nrel, sizeof(*o->rel), by_time);
@@ -583,9 +565,9 @@ const char *hd_stack_func(const char *stack, char *buf, size_t n)
         int lib = 0;
         for (int k = 0; skip[k]; k++)
             lib |= !strncmp(p, skip[k], strlen(skip[k]));
-        if (!lib || !e) {
+        if (!lib) {
             snprintf(buf, n, "%.*s", (int)fl, p);
-            if (!lib) return buf;
+            return buf;
         }
         p = e ? e + 1 : NULL;
     }

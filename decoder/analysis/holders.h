@@ -162,7 +162,7 @@ void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *fi
 const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
 /* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
 int hd_parse_time(const char *text, int64_t *ns);
-/* The function a stack text names: its first frame outside the pthread and semaphore calls
- * ("func file:line" lines), copied into buf; "" for none. */
+/* The function a stack text (stacktext.h) names: its first frame outside the pthread and
+ * semaphore calls, copied into buf; "" for none. */
 const char *hd_stack_func(const char *stack, char *buf, size_t n);
 #endif

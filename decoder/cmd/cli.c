@@ -189,22 +189,19 @@ int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *us
     return rc;
 }
 
-void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent)
+void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsigned max,
+                  int no_stack)
 {
-    const uint64_t *pcs;
-    uint32_t n, len;
-    if (!gd_gen_stack(g, stk, &pcs, &n)) return;
-    for (uint32_t i = 0; i < n; i++) {
-        const struct gd_frame *f = gd_gen_frame(g, pcs[i]);
-        if (!f) continue;
+    if (!*text && no_stack) {
         gd_out_s(o, indent);
-        const char *s = gd_str(g, f->func, &len);
-        gd_out_n(o, s, len);
-        gd_out_c(o, ' ');
-        s = gd_str(g, f->file, &len);
-        gd_out_n(o, s, len);
-        gd_out_c(o, ':');
-        gd_out_u(o, f->line);
+        gd_out_s(o, "(no stack)\n");
+    }
+    for (unsigned k = 0; *text && (!max || k < max); k++) {
+        const char *e = strchr(text, '\n');
+        size_t n = e ? (size_t)(e - text) : strlen(text);
+        gd_out_s(o, indent);
+        gd_out_n(o, text, n);
         gd_out_c(o, '\n');
+        text += n + (e != NULL);
     }
 }

@@ -1,5 +1,5 @@
 /* cli.h: what every command shares: option helpers, opening a trace, reporting a bad trace,
- * and resolving strings and stack frames of the current generation.
+ * and printing a stack text.
  * Invariants: exit status 0 ok, 1 bad trace, 2 bad usage, 3 input or output error. */
 #ifndef GOTRACE_DECODER_CLI_H
 #define GOTRACE_DECODER_CLI_H
@@ -45,7 +45,9 @@ enum { GD_SYNC_INTERVALS = 1, GD_SYNC_HOLDERS_ONLY = 2 };
 int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
                       int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s));
 
-/* Writes the frames of stk, one "\t\tfunc file:line" line each. */
-void gd_out_stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk, const char *indent);
+/* Writes a stack text (stacktext.h), one frame a line after indent: its first max frames (0:
+ * all); a text with no frames as indent "(no stack)" when no_stack, else as nothing. */
+void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsigned max,
+                  int no_stack);
 
 #endif

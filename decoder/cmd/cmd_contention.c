@@ -66,17 +66,7 @@ static void site(struct gd_out *out, const struct gd_ana *a, size_t k, const str
              *reason ? reason : "(no reason)", s->count, gd_fmt_dur(s->total, t1, sizeof(t1)),
              gd_fmt_dur(s->max, t2, sizeof(t2)),
              gd_fmt_dur(s->count ? s->total / (int64_t)s->count : 0, t3, sizeof(t3)));
-    const char *stk = s->stack ? a->str.s[s->stack] : "";
-    if (!*stk) gd_out_s(out, "    (no stack)\n");
-    for (const char *p = stk; *p;) {
-        const char *e = p;
-        while (*e && *e != '\n')
-            e++;
-        gd_out_s(out, "    ");
-        gd_out_n(out, p, (size_t)(e - p));
-        gd_out_c(out, '\n');
-        p = *e ? e + 1 : e;
-    }
+    gd_out_stack(out, s->stack ? a->str.s[s->stack] : "", "    ", 0, 1);
 }
 
 /* Prints who ended the n waits of wakes[0..n) (one site's), most frequent first. */

@@ -15,7 +15,8 @@ static const char usage[] =
     "\n"
     "Prints every event in Go's global order: time (ns), thread, proc, goroutine, event name\n"
     "and its arguments, with strings and statuses resolved. --stacks prints the symbolized\n"
-    "stack (function file:line, innermost first) under each event that has one.\n";
+    "stack (innermost first: function file:line, or function (module) for a frame without a\n"
+    "line) under each event that has one.\n";
 
 static void id(struct gd_out *o, const char *k, uint64_t v)
 {
@@ -52,7 +53,16 @@ static int is_in(const uint8_t *v, unsigned n, unsigned i)
     return 0;
 }
 
-static void event(struct gd_out *o, const struct gd_gen *g, const struct gd_tev *ev, int stacks)
+/* Writes the frames of stack stk of g, each after a tab (text: the scratch to build it in). */
+static void stack(struct gd_out *o, const struct gd_gen *g, uint64_t stk,
+                  struct gd_stack_text *text)
+{
+    gd_out_stack(o, gd_stack_text(g, stk, text), "\t", 0, 0);
+}
+
+/* Writes ev, and with stacks (the scratch for their texts; NULL: none) its stacks below it. */
+static void event(struct gd_out *o, const struct gd_gen *g, const struct gd_tev *ev,
+                  struct gd_stack_text *stacks)
 {
     gd_out_i(o, ev->time);
     id(o, " M=", ev->m);
@@ -98,7 +108,7 @@ static void event(struct gd_out *o, const struct gd_gen *g, const struct gd_tev 
     gd_out_c(o, '\n');
     if (!stacks) return;
     if (ev->type == GD_EV_CPU) {
-        gd_out_stack(o, g, ev->args[3], "\t");
+        stack(o, g, ev->args[3], stacks);
         return;
     }
     for (unsigned k = s->nstk; k-- > 0;) {
@@ -107,7 +117,7 @@ static void event(struct gd_out *o, const struct gd_gen *g, const struct gd_tev 
             gd_out_s(o, s->argn[s->stk[k]]);
             gd_out_s(o, ":\n");
         }
-        gd_out_stack(o, g, ev->args[s->stk[k]], "\t");
+        stack(o, g, ev->args[s->stk[k]], stacks);
     }
 }
 
@@ -124,8 +134,10 @@ int gd_cmd_dump(int argc, char **argv)
         return rc;
     }
     struct gd_tev ev;
+    struct gd_stack_text text = {0};
     while (!sink.out.err && (rc = gd_dec_next(&d, &ev)) > 0)
-        event(&sink.out, &d.gen, &ev, o.stacks);
+        event(&sink.out, &d.gen, &ev, o.stacks ? &text : NULL);
+    gd_stack_text_free(&text);
     /* The events before the damage are written, then the error (a write error wins). */
     int wrc = gd_sink_close(&sink, 1);
     rc = rc < 0 ? gd_cmd_fail(&d, &o) : GD_EXIT_OK;

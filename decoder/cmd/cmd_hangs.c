@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const char usage[] =
     "usage: gotrace hangs [--at TIME] [--max-gen-mem BYTES] FILE\n"
@@ -36,18 +35,11 @@ static uint32_t holder_now(const struct hd *s, uint32_t g)
     return x->holder;
 }
 
+/* The stack of goroutine g's current interval, indented. */
 static void stack_of(struct gd_out *out, const struct hd *s, uint32_t g)
 {
-    const char *p = s->a.gs[g].since_stack ? s->a.str.s[s->a.gs[g].since_stack] : "";
-    if (!*p) gd_out_s(out, "      (no stack)\n");
-    while (*p) {
-        const char *e = strchr(p, '\n');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        gd_out_s(out, "      ");
-        gd_out_n(out, p, n);
-        gd_out_c(out, '\n');
-        p += n + (e != NULL);
-    }
+    uint32_t stk = s->a.gs[g].since_stack;
+    gd_out_stack(out, stk ? s->a.str.s[stk] : "", "      ", 0, 1);
 }
 
 static const char *what(const struct hd *s, uint32_t g, char *buf, size_t n)

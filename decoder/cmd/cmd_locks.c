@@ -44,19 +44,10 @@ static int holder_by_ns(const void *x, const void *y)
     return (a->ns < b->ns) - (a->ns > b->ns);
 }
 
-/* The first MAX_FRAMES lines of an interned stack text, indented. */
-static void stack_lines(struct gd_out *out, const struct hd *s, uint32_t stk, const char *indent)
+/* The first MAX_FRAMES frames of an interned stack text (0: none), indented. */
+static void stack_lines(struct gd_out *out, const struct hd *s, uint32_t stk)
 {
-    const char *p = stk ? s->a.str.s[stk] : "";
-    if (!*p) gd_out_f(out, "%s(no stack)\n", indent);
-    for (int k = 0; *p && k < MAX_FRAMES; k++) {
-        const char *e = strchr(p, '\n');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        gd_out_s(out, indent);
-        gd_out_n(out, p, n);
-        gd_out_c(out, '\n');
-        p += n + (e != NULL);
-    }
+    gd_out_stack(out, stk ? s->a.str.s[stk] : "", "      ", MAX_FRAMES, 1);
 }
 
 static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o, int holders)
@@ -70,7 +61,7 @@ static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o,
     for (size_t i = 0; i < o->nsites && i < MAX_SITES; i++) {
         gd_out_f(out, "  waited %" PRIu64 " times, %s, at:\n", o->sites[i].count,
                  gd_fmt_dur(o->sites[i].total, t1, sizeof t1));
-        stack_lines(out, s, o->sites[i].stack, "      ");
+        stack_lines(out, s, o->sites[i].stack);
     }
     if (o->nsites > MAX_SITES) gd_out_f(out, "  (%zu more stacks)\n", o->nsites - MAX_SITES);
     if (!holders) return;
@@ -81,7 +72,7 @@ static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o,
         gd_out_f(out, "  held by %s: blamed %s in %" PRIu64 " waits%s\n",
                  h->g == HD_NONE ? "(unknown)" : hd_gname(s, h->g, nb),
                  gd_fmt_dur(h->ns, t1, sizeof t1), h->count, h->stack ? ", released at:" : "");
-        if (h->stack) stack_lines(out, s, h->stack, "      ");
+        if (h->stack) stack_lines(out, s, h->stack);
     }
 }
 

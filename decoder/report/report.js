@@ -499,6 +499,13 @@ const PROFILES = [
   { name: 'CPU samples', kind: 4, unit: 'samples', none: 'No CPU samples: trace with GOTRACE_CPU_HZ=100 to get them.' },
 ];
 
+// A line of a stack text (decoder/trace/stacktext.h): "func file:line", "func (module)" for a
+// frame without a line, or "func" alone; a function's name may hold spaces (C++).
+function frameParts(f) {
+  const m = /^(.*) (\([^()]*\)|\S*:\d+)$/.exec(f);
+  return m ? { name: m[1], file: m[2] } : { name: f, file: '' };
+}
+
 function flameTree(kind) {
   const root = { name: 'all', file: '', v: 0, n: 0, kids: new Map() };
   const P = D.prof;
@@ -510,10 +517,8 @@ function flameTree(kind) {
     root.v += v;
     root.n += P[k + 2];
     for (const f of frames) {
-      const sp = f.lastIndexOf(' ');
-      const name = sp > 0 ? f.slice(0, sp) : f;
       let c = node.kids.get(f);
-      if (!c) { c = { name, file: sp > 0 ? f.slice(sp + 1) : '', v: 0, n: 0, kids: new Map() }; node.kids.set(f, c); }
+      if (!c) { c = { ...frameParts(f), v: 0, n: 0, kids: new Map() }; node.kids.set(f, c); }
       c.v += v;
       c.n += P[k + 2];
       node = c;

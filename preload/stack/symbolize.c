@@ -621,11 +621,8 @@ static int resolve_dwfl(uintptr_t pc, struct sym_frame *out, uint32_t *runtime, 
     return 1;
 }
 
-/* A pc in this library's code that an exported function holds (a hook: the leaf of every
- * stack of a blocking call) named as own_module names it, from the loader's symbols: no symbol
- * cache file or ELF file of the tracer's is read at exit for it. 0 for any other pc, and for a
- * static helper or a function's .cold part here (resolved as usual). */
-static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
+/* Whether addr is in this library's code, loaded as a library of its own (own_module). */
+static int own_addr(uintptr_t addr)
 {
     static uintptr_t lo, hi; /* this object's range, once */
     struct dl_find_object self;
@@ -633,17 +630,52 @@ static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
         lo = (uintptr_t)self.dlfo_map_start;
         hi = (uintptr_t)self.dlfo_map_end;
     }
+    return addr >= lo && addr < hi && tracer_is_library();
+}
+
+/* The path of the module that defines the function a hook named name stands in front of (the
+ * next definition after this library, the one real.c binds: libc.so.6's for
+ * pthread_mutex_lock) as a string id; 0 for none (the tracer's own API). dlsym and dladdr take
+ * the loader's lock: the flusher only, once per pc (the entry cache keeps the frame). */
+static uint64_t hook_module(const char *name)
+{
+    void *fn = dlsym(RTLD_NEXT, name);
+    Dl_info info;
+    return fn && dladdr(fn, &info) && info.dli_fname && info.dli_fname[0]
+               ? str_intern_cstr(info.dli_fname)
+               : 0;
+}
+
+/* A pc in this library's code that an exported function holds (a hook: the leaf of every
+ * stack of a blocking call) named as own_module names it, from the loader's symbols: no symbol
+ * cache file or ELF file of the tracer's is read at exit for it. 0 for any other pc, and for a
+ * static helper or a function's .cold part here (resolved as usual). */
+static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
+{
     uintptr_t addr = pc - 1;
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
-    if (addr < lo || addr >= hi || !tracer_is_library() ||
-        !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_sname ||
-        ELF64_ST_TYPE(sym->st_info) != STT_FUNC || addr < (uintptr_t)info.dli_saddr ||
-        addr - (uintptr_t)info.dli_saddr >= sym->st_size)
+    if (!own_addr(addr) || !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+        !info.dli_sname || ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
+        addr < (uintptr_t)info.dli_saddr || addr - (uintptr_t)info.dli_saddr >= sym->st_size)
         return 0;
-    *out = (struct sym_frame){pc, str_intern_cstr(info.dli_sname), 0, 0};
+    *out = (struct sym_frame){pc, str_intern_cstr(info.dli_sname), hook_module(info.dli_sname), 0};
     *runtime = 1; /* runtime_module: this tracer */
     return 1;
+}
+
+/* The frames of this library's pc that the symbol cache or libdw gave (a .cold part or a
+ * helper of a hook: no source shown) get the module of the function named as their file, as
+ * own_frame's do; the cache keeps them without one (the module can differ from process to
+ * process: an interposer such as a sanitizer's runtime in front of libc). */
+static void own_files(uintptr_t pc, struct sym_frame *f, int n)
+{
+    size_t len;
+    if (!own_addr(pc - 1)) return;
+    for (int i = 0; i < n; i++) {
+        const char *name = f[i].file_str ? NULL : str_get(f[i].func_str, &len);
+        if (name) f[i].file_str = hook_module(name);
+    }
 }
 
 /* The frames of pc: this library's own, from the symbol cache, else resolved (and then
@@ -653,9 +685,11 @@ static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
     if (own_frame(pc, out, runtime)) return 1;
     struct symcache_module *cm = symcache_module(pc ? pc - 1 : 0);
     int n = cm ? symcache_get(cm, pc, out, SYM_MAX_FRAMES, runtime) : 0, modpath = 0;
-    if (n > 0) return n;
-    n = resolve_dwfl(pc, out, runtime, &modpath);
-    if (cm) symcache_put(cm, pc, out, n, *runtime, modpath);
+    if (n <= 0) {
+        n = resolve_dwfl(pc, out, runtime, &modpath);
+        if (cm) symcache_put(cm, pc, out, n, *runtime, modpath);
+    }
+    own_files(pc, out, n);
     return n;
 }
 

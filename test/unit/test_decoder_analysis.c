@@ -339,6 +339,35 @@ Test(commands, contention_totals)
     free(out);
 }
 
+/* The frames of one stack in each form (decoder/trace/stacktext.h): a hook's, with no line but
+ * its module's path; one with neither file nor line; one with a line; one with no function. */
+static const char forms[] = "str 1 sync: mutex\nstr 2 pthread_mutex_lock\n"
+                            "str 3 /usr/lib/x86_64-linux-gnu/libc.so.6\nstr 4 helper\n"
+                            "str 5 work\nstr 6 m.c\n"
+                            "stack 1 10 2 3 0 11 4 0 0 12 5 6 42 13 0 0 0\n"
+                            "M 1: ProcStatus 0 Running; GoStatus 1 1 Running; GoBlock 1 1\n";
+
+Test(commands, stack_frame_forms)
+{
+    struct gd_ana a;
+    cr_assert_eq(dt_analyse(forms, &a, NULL, NULL), 0);
+    cr_assert_eq(a.nsites, 1);
+    cr_assert_str_eq(a.str.s[a.sites[0].stack],
+                     "pthread_mutex_lock (libc.so.6)\nhelper\nwork m.c:42\n?\n");
+    gd_ana_free(&a);
+    char *out;
+    cr_assert_eq(dt_command(gd_cmd_contention, forms, NULL, &out), 0);
+    cr_assert(strstr(out, "\n    pthread_mutex_lock (libc.so.6)\n    helper\n    work m.c:42\n"
+                          "    ?\n  woken by:"),
+              "%s", out);
+    free(out);
+    cr_assert_eq(dt_command(gd_cmd_dump, forms, (const char *const[]){"--stacks", NULL}, &out), 0);
+    cr_assert(strstr(out, " GoBlock reason=\"sync: mutex\" stack=1\n"
+                          "\tpthread_mutex_lock (libc.so.6)\n\thelper\n\twork m.c:42\n\t?\n"),
+              "%s", out);
+    free(out);
+}
+
 /* G1 waits 12 times, woken each time by another goroutine: G2..G4 named "pool" count together;
  * the 8 most frequent names are listed, the rest summed. */
 Test(commands, contention_wakers)

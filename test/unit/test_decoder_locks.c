@@ -107,7 +107,7 @@ Test(locks, handoff_chain_blame)
     cr_assert_eq(o->nsites, 1);
     cr_assert_str_eq(s.a.str.s[o->sites[0].stack], "f l.c:7\n");
     for (size_t i = 0; i < o->nholders; i++) /* the release stack names the releaser's call */
-        cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9");
+        cr_assert_str_eq(s.a.str.s[o->holders[i].stack], "unlock l.c:9\n");
     hd_free(&s);
     free(text);
 }
@@ -209,6 +209,37 @@ Test(locks, hangs_finds_the_cycle)
     cr_assert(strstr(out, ": 1 threads blocked\n"), "%s", out);
     cr_assert(strstr(out, "held by G3, not blocked"), "%s", out);
     cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* G1 holds L; G2 waits on it from 100 to the end, at a stack of 8 frames whose leaf, the hook,
+ * has no line but its module; G1 releases L at 500 from a hook frame of an older trace (no
+ * file either). locks shows 6 frames of a stack, hangs all, both in the one text form. */
+Test(locks, stack_texts)
+{
+    char *text = with_records(
+        "str 1 sync: mutex L\nstr 2 pthread_mutex_lock\nstr 3 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+        "str 4 f\nstr 5 l.c\nstr 6 pthread_mutex_unlock\n"
+        "stack 1 10 2 3 0 11 4 5 1 12 4 5 2 13 4 5 3 14 4 5 4 15 4 5 5 16 4 5 6 17 4 5 7\n"
+        "stack 2 20 6 0 0 21 4 5 9\n"
+        "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+        "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+        "M 1: @1000 GoDestroy\n",
+        "w 100 2 100 1 1; r 500 1 100 2");
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "  waited 1 times, 901ns, at:\n"
+                          "      pthread_mutex_lock (libc.so.6)\n"
+                          "      f l.c:1\n      f l.c:2\n      f l.c:3\n      f l.c:4\n"
+                          "      f l.c:5\n"
+                          "  held by G1: blamed 901ns in 1 waits, released at:\n"
+                          "      pthread_mutex_unlock\n"
+                          "      f l.c:9\n"),
+              "%s", out);
+    free(out);
+    out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\n      pthread_mutex_lock (libc.so.6)\n      f l.c:1\n"), "%s", out);
+    cr_assert(strstr(out, "\n      f l.c:6\n      f l.c:7\n"), "%s", out);
     free(out);
     free(text);
 }

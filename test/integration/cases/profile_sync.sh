@@ -4,7 +4,9 @@
 # names pthread_mutex_lock, wait_for_lock and the line of the waiting call
 # (sync_hold.c:LINE), which is what a newcomer looks for; the waits are woken by main, the
 # unlocker (it wakes after its real release: at least 9 of the 10, as main could be preempted
-# between the two for longer than the waiter takes to wake; measured 10 of 10 in 32 runs).
+# between the two for longer than the waiter takes to wake; measured 10 of 10 in 32 runs);
+# `gotrace contention` shows the wait's leaf, the hook, with the module of the function it
+# stands in front of: `pthread_mutex_lock (libc.so.6)` (a sanitizer's runtime under one).
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_hold)
@@ -22,3 +24,10 @@ gw=$(gids_started_at "$tr" waiter)
 assert_eq "$(blocks "$tr" "$gw" 'sync: mutex')" 10 "the waiter's mutex blocks"
 assert_ge "$(woken_by "$tr" "$gw" "$(gid_m "$tr" 1)" 'sync: mutex')" 9 \
     "the waiter's mutex wake-ups written by main, the unlocker"
+leaf=$("$GT_BUILD/gotrace" contention "$tr" |
+    awk '/^#[0-9]+  sync: mutex / { getline; sub(/^ +/, ""); print; exit }')
+want='pthread_mutex_lock (libc.so.6)'
+if [ -n "$GT_SANITIZER" ] && [[ $leaf == "pthread_mutex_lock (lib$GT_SANITIZER.so."*")" ]]; then
+    want=$leaf # the sanitizer's interceptor is the next definition
+fi
+assert_eq "$leaf" "$want" "the mutex wait's leaf frame in gotrace contention"
