@@ -88,12 +88,6 @@ static uint32_t obj_of_reason(struct hd *s, const char *r, uint32_t len, uint32_
     return obj_named(s, p, strlen(p), &idx) ? idx : HD_NONE;
 }
 
-static int by_time(const void *x, const void *y)
-{
-    const struct hd_release *a = x, *b = y;
-    return (a->t > b->t) - (a->t < b->t);
-}
-
 void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *first, size_t *end)
 {
     size_t lo = 0, hi = o->nrel;
@@ -221,58 +215,132 @@ static int uv(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
     return 0;
 }
 
-/* Reads generation gen's records: wait records kept for their GoBlocks, releases added to
- * their objects (named by the generation's wait records). */
+/* The next record of a generation's experimental sync batch (go_wire.h, GT_SYNC_*): its type
+ * and values (time, thread, then the type's own). 1 read; 0 at the end, or at a record of a
+ * type this reader does not know (a newer writer: its length is unknown, so nothing after it
+ * can be read) or cut short. */
+static int next_record(const uint8_t *p, size_t len, size_t *pos, uint8_t *type, uint64_t v[5])
+{
+    if (*pos >= len) return 0;
+    *type = p[(*pos)++];
+    int nv = *type == GT_SYNC_WAIT ? 5 : *type == GT_SYNC_RELEASE ? 4 : 0;
+    for (int k = 0; k < nv; k++)
+        if (uv(p, len, pos, &v[k])) return 0;
+    return nv > 0;
+}
+
+/* Keeps wait record v (time t) for the GoBlock of its thread that it describes (record_of).
+ * A thread's records are in its own order, so each thread's list is appended at its tail
+ * (rectail), never walked. The object's address is learnt here: the generation's releases
+ * name their object by address only. */
+static int keep_wait(struct hd *s, const struct gd_gen *gen, const uint64_t v[5], int64_t t)
+{
+    if (gd_grow((void **)&s->recs, &s->reccap, s->nrecs + 1, sizeof(*s->recs))) return -1;
+    uint32_t ri = (uint32_t)s->nrecs++;
+    s->recs[ri] = (struct hd_rec){t, v[1], v[3], v[2], v[4], HD_NONE, 0};
+    uint32_t *tail = gd_hm_get(&s->rectail, v[1]);
+    if (tail) {
+        s->recs[*tail].next = ri;
+        *tail = ri;
+    } else if (gd_hm_put(&s->recmap, v[1], ri) || gd_hm_put(&s->rectail, v[1], ri)) {
+        return -1;
+    }
+    uint32_t rl = 0;
+    const char *r = gd_gen_str(gen, v[3], &rl);
+    uint32_t oi = r ? obj_of_reason(s, r, rl, HD_NONE) : HD_NONE;
+    return oi != HD_NONE && gd_hm_put(&s->addrmap, v[2], oi) ? -1 : 0;
+}
+
+/* Adds release record v (time t) to its object, if a wait record named the object's address.
+ * Releases are appended as they come (each thread's in its order, threads one after another)
+ * and put in time order once the generation's are all in (sort_releases): sorting at each
+ * release that came out of order made a long trace quadratic. */
+static int keep_release(struct hd *s, const struct gd_gen *gen, const uint64_t v[5], int64_t t)
+{
+    uint32_t *oi = gd_hm_get(&s->addrmap, v[2]);
+    if (!oi) return 0;
+    struct hd_obj *o = &s->objs[*oi];
+    if (o->nrel == o->nsorted) { /* its first release of the generation */
+        if (gd_grow((void **)&s->touched, &s->touchedcap, s->ntouched + 1, sizeof(*s->touched)))
+            return -1;
+        s->touched[s->ntouched++] = *oi;
+    }
+    if (gd_grow((void **)&o->rel, &o->relcap, o->nrel + 1, sizeof(*o->rel))) return -1;
+    const char *txt = gd_stack_text(gen, v[3], &s->a.text);
+    uint32_t stk = *txt ? gd_intern(&s->a.str, txt, (uint32_t)s->a.text.len) : 0;
+    o->rel[o->nrel++] = (struct hd_release){t, v[1], stk};
+    return 0;
+}
+
+/* Merges the time-ordered runs r[0, mid) and r[mid, n) into time order, stably (on equal
+ * times the first run's come first), through tmp (n elements). */
+static void merge_runs(struct hd_release *r, size_t mid, size_t n, struct hd_release *tmp)
+{
+    size_t i = 0, j = mid, k = 0;
+    while (i < mid && j < n)
+        tmp[k++] = r[j].t < r[i].t ? r[j++] : r[i++];
+    while (i < mid)
+        tmp[k++] = r[i++];
+    memcpy(r, tmp, k * sizeof(*r)); /* the rest of the second run is in place */
+}
+
+/* Sorts r[0, n) by time, stably (bottom-up merge sort through tmp): releases of equal time
+ * keep the order they were read in, as the sort of every release at once would. */
+static void sort_stable(struct hd_release *r, size_t n, struct hd_release *tmp)
+{
+    for (size_t w = 1; w < n; w *= 2)
+        for (size_t lo = 0; lo + w < n; lo += 2 * w)
+            if (r[lo + w].t < r[lo + w - 1].t)
+                merge_runs(r + lo, w, (lo + 2 * w < n ? 2 * w : n - lo), tmp);
+}
+
+/* Puts object o's releases of this generation (from o->nsorted on) in time order among the
+ * earlier ones: the new ones are sorted, then merged with the part of the earlier ones they
+ * overlap (usually none: a generation's releases follow the last one's), so a trace costs
+ * O(n log n) in all, not a sort per release. The result is the stable sort of every release
+ * by time in reading order, which blame (wait_ended) walks. */
+static int sort_releases(struct hd_obj *o)
+{
+    size_t old = o->nsorted, n = o->nrel;
+    struct hd_release *tmp = malloc((n - old) * 2 * sizeof(*tmp));
+    if (!tmp) return -1;
+    sort_stable(o->rel + old, n - old, tmp);
+    if (old && o->rel[old].t < o->rel[old - 1].t) {
+        size_t lo = old; /* the first earlier release later than the first new one */
+        while (lo > 0 && o->rel[lo - 1].t > o->rel[old].t)
+            lo--;
+        if (old - lo > n - old) { /* the overlap is larger than the scratch */
+            struct hd_release *t2 = realloc(tmp, (n - lo) * sizeof(*tmp));
+            if (!t2) return free(tmp), -1;
+            tmp = t2;
+        }
+        merge_runs(o->rel + lo, old - lo, n - lo, tmp);
+    }
+    free(tmp);
+    o->nsorted = n;
+    return 0;
+}
+
+/* Reads generation gen's records, in two passes: first the wait records (kept for their
+ * GoBlocks; they name the objects' addresses), then the releases (added to the objects those
+ * addresses name: a release may come before the wait record naming its object). */
 static int read_records(struct hd *s, const struct gd_gen *gen)
 {
-    s->nrecs = 0;
+    s->nrecs = s->ntouched = 0;
     s->any_records |= gen->nsync > 0;
     gd_hm_clear(&s->recmap);
+    gd_hm_clear(&s->rectail);
     gd_hm_clear(&s->rcache);
     s->rec_gen = gen->num;
-    const uint8_t *p = gen->sync;
-    size_t len = gen->nsync;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t pos = 0;
-        while (pos < len) {
-            uint8_t type = p[pos++];
-            uint64_t v[5] = {0};
-            int nv = type == GT_SYNC_WAIT ? 5 : type == GT_SYNC_RELEASE ? 4 : 0;
-            if (!nv) return 0; /* unknown: a newer writer; the rest is unreadable */
-            for (int k = 0; k < nv; k++)
-                if (uv(p, len, &pos, &v[k])) return 0;
-            int64_t t = gd_ticks_to_ns(gen, v[0]);
-            if (pass == 0 && type == GT_SYNC_WAIT) {
-                if (gd_grow((void **)&s->recs, &s->reccap, s->nrecs + 1, sizeof(*s->recs)))
-                    return -1;
-                uint32_t ri = (uint32_t)s->nrecs++;
-                s->recs[ri] = (struct hd_rec){t, v[1], v[3], v[2], v[4], HD_NONE, 0};
-                uint32_t *head = gd_hm_get(&s->recmap, v[1]);
-                if (!head) {
-                    if (gd_hm_put(&s->recmap, v[1], ri)) return -1;
-                } else { /* append: records of one thread are in its order */
-                    uint32_t j = *head;
-                    while (s->recs[j].next != HD_NONE)
-                        j = s->recs[j].next;
-                    s->recs[j].next = ri;
-                }
-                uint32_t rl = 0;
-                const char *r = gd_gen_str(gen, v[3], &rl);
-                uint32_t oi = r ? obj_of_reason(s, r, rl, HD_NONE) : HD_NONE;
-                if (oi != HD_NONE && gd_hm_put(&s->addrmap, v[2], oi)) return -1;
-            } else if (pass == 1 && type == GT_SYNC_RELEASE) {
-                uint32_t *oi = gd_hm_get(&s->addrmap, v[2]);
-                if (!oi) continue;
-                struct hd_obj *o = &s->objs[*oi];
-                if (gd_grow((void **)&o->rel, &o->relcap, o->nrel + 1, sizeof(*o->rel))) return -1;
-                const char *txt = gd_stack_text(gen, v[3], &s->a.text);
-                uint32_t stk = *txt ? gd_intern(&s->a.str, txt, (uint32_t)s->a.text.len) : 0;
-                o->rel[o->nrel++] = (struct hd_release){t, v[1], stk};
-                if (o->nrel > 1 && o->rel[o->nrel - 2].t > t)
-                    qsort(o->rel, o->nrel, sizeof(*o->rel), by_time);
-            }
-        }
-    }
+    uint8_t type;
+    uint64_t v[5] = {0};
+    for (size_t pos = 0; next_record(gen->sync, gen->nsync, &pos, &type, v);)
+        if (type == GT_SYNC_WAIT && keep_wait(s, gen, v, gd_ticks_to_ns(gen, v[0]))) return -1;
+    for (size_t pos = 0; next_record(gen->sync, gen->nsync, &pos, &type, v);)
+        if (type == GT_SYNC_RELEASE && keep_release(s, gen, v, gd_ticks_to_ns(gen, v[0])))
+            return -1;
+    for (size_t i = 0; i < s->ntouched; i++)
+        if (sort_releases(&s->objs[s->touched[i]])) return -1;
     return 0;
 }
 
@@ -495,6 +563,8 @@ void hd_free(struct hd *s)
     gd_hm_free(&s->addrmap);
     gd_hm_free(&s->mmap);
     gd_hm_free(&s->recmap);
+    gd_hm_free(&s->rectail);
+    free(s->touched);
     gd_hm_free(&s->sitemap);
     gd_hm_free(&s->siteheld);
     gd_hm_free(&s->gheldmap);

@@ -57,8 +57,9 @@ struct hd_obj {
     size_t nsites, scap;
     struct hd_share *holders;
     size_t nholders, hcap;
-    struct hd_release *rel; /* by time */
-    size_t nrel, relcap;
+    struct hd_release *rel; /* by time (the first nsorted; the rest: this generation's, */
+    size_t nrel, relcap;    /* until read_records sorts them in) */
+    size_t nsorted;
 };
 
 /* One ended interval of a goroutine (want_intervals). */
@@ -123,7 +124,10 @@ struct hd {
     size_t gxcap;
     struct hd_rec *recs; /* this generation's wait records */
     size_t nrecs, reccap;
-    struct gd_hmap recmap; /* thread -> first unused record */
+    struct gd_hmap recmap;  /* thread -> first unused record */
+    struct gd_hmap rectail; /* thread -> its last record (appends) */
+    uint32_t *touched;      /* objects with releases in this generation */
+    size_t ntouched, touchedcap;
     uint64_t rec_gen;
     int64_t t0;              /* the first event's time */
     const char *region_name; /* --region: the longest instance is kept in region */
