@@ -202,6 +202,7 @@ void tr_init(void)
         goto done;
     }
     if (cfg.live && !cfg.flight) arena_init(); /* before anything is allocated */
+    arena_reserve();
     if (str_init() != 0 || stack_init((int)cfg.stack_depth, cfg.stacks) != 0 ||
         buf_pool_init((size_t)cfg.buf_kb * 1024) != 0) {
         gt_log("cannot set up the tracer's tables; running untraced");

@@ -13,7 +13,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 __thread struct gt_thread *gt_self TLS_IE;
@@ -53,9 +52,8 @@ static void *slab(size_t bytes, size_t ready)
 static struct stack_memo *memo_alloc(void)
 {
     if (!fresh_memo_left) {
-        void *m = mmap(NULL, MEMO_BYTES * SLAB_MEMOS, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) return NULL;
+        void *m = arena_map(MEMO_BYTES * SLAB_MEMOS);
+        if (!m) return NULL;
         fresh_memo = m;
         fresh_memo_left = SLAB_MEMOS;
     }

@@ -10,6 +10,7 @@
 #include "hang.h"
 #include "log.h"
 #include "output.h"
+#include "pages.h"
 #include "plainlock.h"
 #include "real.h"
 #include "stack.h"
@@ -191,6 +192,17 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
+/* The flusher thread's stack, of glibc's default size, carved by arena_map above a guard page:
+ * not a mapping of glibc's, which a program's mlockall(MCL_FUTURE) would lock (util/memlock.h).
+ * glibc's own when there is no memory. */
+static void own_stack(pthread_attr_t *attr)
+{
+    size_t size;
+    if (pthread_attr_getstacksize(attr, &size) != 0) return;
+    char *m = arena_map(GT_PAGE + size);
+    if (m && mprotect(m, GT_PAGE, PROT_NONE) == 0) pthread_attr_setstack(attr, m + GT_PAGE, size);
+}
+
 /* The flusher thread, detached, with every signal blocked (the program's signals go to its
  * own threads). */
 static int start_thread(void)
@@ -202,6 +214,7 @@ static int start_thread(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    own_stack(&attr);
     atomic_store(&F.running, 1);
     atomic_store(&F.started, 0);
     int r = REAL(pthread_create)(&th, &attr, flusher_main, NULL);

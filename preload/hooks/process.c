@@ -3,12 +3,14 @@
  * hooks/syscalls.c), and pipe2 called for the tracer (libunwind's validation pipe) puts the
  * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first
  * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on).
+ * mlockall locks the program's memory, not the tracer's (util/memlock.h).
  * Invariants: to the program a kept descriptor does not exist (dup2/dup3 from it fail with
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
  * disposition, mask or resource limit. */
 #include "fds.h"
 #include "hooks.h"
+#include "memlock.h"
 #include "real.h"
 #include "stack.h"
 
@@ -72,4 +74,11 @@ EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, con
     tr_flush_dying();
     REAL(__assert_fail)(expr, file, line, fn);
     __builtin_unreachable();
+}
+
+/* The tracer is set up first: its memory exists before an MCL_FUTURE applies. */
+EXPORT int mlockall(int flags)
+{
+    tr_init();
+    return memlock_all(flags);
 }

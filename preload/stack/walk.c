@@ -9,6 +9,7 @@
  * A full probe run in the last level, or a lost race, just leaves the rule uncached. */
 #include "walk.h"
 
+#include "arena.h"
 #include "cfi.h"
 #include "pages.h"
 #include "real.h"
@@ -16,7 +17,6 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ucontext.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -44,9 +44,8 @@ int walk_init(void)
 {
     if (cache) return 0;
     size_t slots = ((size_t)2 << LAST_LOG) - ((size_t)1 << FIRST_LOG);
-    void *p = mmap(NULL, sizeof(struct slot) * slots, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return -1;
+    void *p = arena_map(sizeof(struct slot) * slots);
+    if (!p) return -1;
     gt_touch_pages(p, sizeof(struct slot) << FIRST_LOG); /* every walk probes it */
     atomic_store_explicit(&cur_log, FIRST_LOG, memory_order_relaxed);
     cache = p;

@@ -24,9 +24,17 @@
 static struct {
     gt_spinlock lock;
     uint8_t *base;    /* the reserved range; NULL without a live file */
+    uint8_t *span;    /* the same range once mapped, for good (arena_ranges) */
     uint64_t used[2]; /* bump offsets of the tables and buffers regions */
     char path[128];
 } A = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
+
+#define RESERVE_SIZE (1ull << 30) /* arena_map's range: address space only, until carved */
+
+static struct {
+    _Atomic(uint8_t *) base; /* NULL: not reserved */
+    _Atomic uint64_t used;   /* bump offset */
+} R;
 
 static const uint64_t region_end[2] = {GT_LIVE_TABLES, GT_LIVE_SIZE};
 
@@ -144,10 +152,17 @@ static void head_init(struct gt_live_head *h, uint64_t began)
     h->state = GT_LIVE_RUNNING;
 }
 
-int arena_init(void)
+/* Whether the address space is limited (RLIMIT_AS): a range reserved would come out of the
+ * program's. */
+static int as_limited(void)
 {
     struct rlimit as;
-    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    return getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+}
+
+int arena_init(void)
+{
+    if (as_limited()) {
         gt_debug("no live file: the address space is limited (RLIMIT_AS), and its range is "
                  "the program's");
         return -1;
@@ -167,7 +182,7 @@ int arena_init(void)
         unlink(A.path);
         return -1;
     }
-    A.base = m;
+    A.base = A.span = m;
     head_init(arena_head(), began);
     gt_debug("live file %s", A.path);
     return 0;
@@ -177,6 +192,36 @@ static void *anon(size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+void arena_reserve(void)
+{
+    if (as_limited()) return;
+    void *m = mmap(NULL, RESERVE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) atomic_store_explicit(&R.base, m, memory_order_release);
+}
+
+/* A piece made accessible keeps the lock flags of the range (none), whatever mlockall
+ * (MCL_FUTURE) asked for the mappings made since; a private writable piece is charged to the
+ * commit limit as mmap's would be. */
+void *arena_map(size_t size)
+{
+    size = (size + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    uint8_t *base = atomic_load_explicit(&R.base, memory_order_acquire);
+    uint64_t off = base ? atomic_fetch_add(&R.used, size) : RESERVE_SIZE;
+    if (off + size <= RESERVE_SIZE && mprotect(base + off, size, PROT_READ | PROT_WRITE) == 0)
+        return base + off;
+    return anon(size);
+}
+
+int arena_ranges(struct arena_range out[2])
+{
+    int n = 0;
+    uint8_t *base = atomic_load_explicit(&R.base, memory_order_acquire);
+    if (A.span)
+        out[n++] = (struct arena_range){(uintptr_t)A.span, (uintptr_t)A.span + GT_LIVE_SIZE};
+    if (base) out[n++] = (struct arena_range){(uintptr_t)base, (uintptr_t)base + RESERVE_SIZE};
+    return n;
 }
 
 void *arena_alloc(enum arena_region region, size_t size, size_t ready)
@@ -201,7 +246,7 @@ void *arena_alloc(enum arena_region region, size_t size, size_t ready)
                      "if the program is killed",
                      GT_LIVE_DIR);
     }
-    return anon(size);
+    return arena_map(size);
 }
 
 int arena_back(void *p, size_t size)

@@ -5,12 +5,17 @@
  * buffers region. Memory handed out is backed before it is used (MADV_POPULATE_WRITE: by
  * arena_alloc up to what its caller asks, the rest by arena_back), so a full tmpfs is an
  * allocation that falls back, never a SIGBUS in the program.
+ * The tracer's other memory (hash slots, caches, memos, profiles, the flusher thread's stack) is
+ * private: arena_map carves it from a second reserved range, made accessible piece by piece, so
+ * that a program's mlockall(MCL_FUTURE) never locks it (util/memlock.h: the tracer's memory is
+ * its image and these two ranges).
  * Invariants: blocks are never freed (their owners recycle them); arena_alloc takes a spinlock
  * and makes system calls: never on the event path except when a buffer fills; without a live
  * file (not set up, GOTRACE_LIVE=0, the flight recorder, no tmpfs, a limited address space
  * (RLIMIT_AS: the file's 1 GiB range would come out of the program's), or the file is full) blocks
- * are private anonymous memory, and once the file was set up its head says some state is
- * elsewhere (lost); arena_head() is NULL exactly when there is no live file. In a forked child
+ * are arena_map's, and once the file was set up its head says some state is elsewhere (lost);
+ * arena_head() is NULL exactly when there is no live file. Either range, once reserved, stays
+ * the tracer's for the life of the image (a detached child's too). In a forked child
  * (single-threaded) arena_fork_child gives the child a file of its own holding a copy of the
  * tables as they were when the child's allocations stopped; buffers start anew. */
 #ifndef GOTRACE_ARENA_H
@@ -18,12 +23,24 @@
 #include "gt_live.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 enum arena_region { ARENA_TABLES, ARENA_BUFFERS };
 
 /* Creates and maps the live file; 0 on success, -1 (nothing changed) otherwise. */
 int arena_init(void);
+/* Reserves arena_map's range (inaccessible, no memory committed), unless the address space is
+ * limited (RLIMIT_AS); once, at set-up, before any arena_map. */
+void arena_reserve(void);
+/* size zeroed bytes (rounded up to pages) of private memory for good: from the reserved range,
+ * else (not reserved, used up) from mmap. NULL when no memory at all. Thread-safe. */
+void *arena_map(size_t size);
+/* The tracer's reserved ranges (the live file's, arena_map's), [lo, hi) each: how many (0-2). */
+struct arena_range {
+    uintptr_t lo, hi;
+};
+int arena_ranges(struct arena_range out[2]);
 /* size zeroed bytes (page-aligned, rounded up to pages) of region; backed up to ready bytes
  * (the rest by arena_back before use). NULL when no memory at all. */
 void *arena_alloc(enum arena_region region, size_t size, size_t ready);

@@ -16,7 +16,7 @@
 
 struct gt_tsc gt_tsc;
 static uint64_t begin_cycles, begin_ns; /* clock_begin's reading */
-static int tsc_wanted;                  /* clock_begin took it (GOTRACE_TSC, RDTSCP) */
+static int tsc_wanted;                  /* clock_begin took it (GOTRACE_TSC, a TSC) */
 static atomic_int tsc_allowed;          /* the kernel keeps time with the TSC (clock_allow_tsc) */
 static atomic_int checked;              /* clock_allow_tsc looked, or is looking: once */
 static atomic_int switching;            /* a thread measures the rate (or has): once */
@@ -61,7 +61,7 @@ void clock_begin(int allow_tsc)
     atomic_store(&checked, 0);
     tsc_wanted = 0;
 #if defined(__x86_64__)
-    if (allow_tsc && CPU_FEATURE_PRESENT(RDTSCP)) { /* glibc's CPUID reading: no VM exit */
+    if (allow_tsc && CPU_FEATURE_PRESENT(TSC)) { /* glibc's CPUID reading: no VM exit */
         tsc_pair(&begin_cycles, &begin_ns);
         tsc_wanted = 1;
     }

@@ -19,7 +19,6 @@
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define CHUNK_SIZE (64u << 10)
 /* A chunk after the first is backed this far at once: a set that filled its first page goes on
@@ -49,12 +48,6 @@ struct intern_chunk {
 
 static struct intern_set *sets[INTERN_MAX_SETS];
 static int nsets;
-
-static void *map(size_t size)
-{
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 static struct intern_chunk *chunk_new(void)
 {
@@ -160,7 +153,7 @@ int intern_init(struct intern_set *s, const char *name, unsigned log2_slots, uns
     s->nslots = ((uint64_t)2 << log2_slots) - ((uint64_t)1 << s->first_log);
     s->max_ids = ((uint64_t)1 << log2_slots) / 4 * 3;
     atomic_flag_clear(&s->chunk_lock);
-    s->slots = map(s->nslots * sizeof *s->slots);
+    s->slots = arena_map(s->nslots * sizeof *s->slots);
     s->nsegs = s->max_ids / SEG_IDS + 1;
     if (s->nsegs * SEG_IDS * sizeof(struct intern_entry) / GT_PAGE > INTERN_PAGE_WORDS * 64)
         return -1; /* more entry pages than backed[] has bits for */

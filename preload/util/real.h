@@ -127,6 +127,7 @@
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *), 0)                      \
     X(signal, sighandler_t, (int, sighandler_t), 0)                                                \
     X(sigaltstack, int, (const stack_t *, stack_t *), 0)                                           \
+    X(mlockall, int, (int), 0)                                                                     \
     X(dlclose, int, (void *), 0)
 
 struct gt_real {

@@ -2,12 +2,13 @@
  * Each sampled thread owns a struct gt_prof: its timer (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID
  * to itself) and one sample ring per generation parity, written only by its SIGPROF handler on
  * that thread, read and emptied only by the flusher once the generation is closed. Rings come
- * from mmap, are listed on `all` (so stopping can delete every armed timer) and are recycled
+ * from arena_map, are listed on `all` (so stopping can delete every armed timer) and are recycled
  * through `free`, never unmapped, so no late reader touches unmapped memory. The lock (a
  * spinlock, never taken by the handler) guards both lists, timer creation and deletion, the
  * state and the program's view of the disposition. */
 #include "cpuprof.h"
 
+#include "arena.h"
 #include "clock.h"
 #include "log.h"
 #include "real.h"
@@ -18,7 +19,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -119,8 +119,8 @@ static struct gt_prof *prof_get(void)
     if (pr) {
         P.free = pr->free_next;
     } else {
-        pr = mmap(NULL, sizeof *pr, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (pr == MAP_FAILED) return NULL;
+        pr = arena_map(sizeof *pr);
+        if (!pr) return NULL;
         pr->all_next = P.all;
         P.all = pr;
     }

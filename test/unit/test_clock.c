@@ -1,5 +1,5 @@
 /* test_clock.c: the timestamp source (clock.h). CLOCK_MONOTONIC when the TSC is not allowed;
- * the TSC exactly where the kernel's clock source is the TSC (and RDTSCP exists), switched to by
+ * the TSC exactly where the kernel's clock source is the TSC (and the CPU has one), switched to by
  * the first read 200 us after clock_begin once clock_allow_tsc looked (never before); either way
  * event times are ns that stay within 0.2 % of CLOCK_MONOTONIC over an interval, and times read on
  * one thread, or on two CPUs after a hand-off, never go backwards, across the switch too. */
@@ -21,7 +21,7 @@ static int kernel_clock_is_tsc(void)
 {
 #if defined(__x86_64__)
     unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27))) return 0; /* RDTSCP */
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & (1u << 4))) return 0; /* TSC */
 #else
     return 0;
 #endif
