@@ -1,4 +1,24 @@
-/* analysis.c: per-goroutine accounting (see analysis.h for the invariants). */
+/* analysis.c: per-goroutine accounting, from the state transitions of the ordered events
+ * (transition.h), in the one pass that summary, contention, export, locks and the report share
+ * (see analysis.h for what it keeps and its invariants).
+ *
+ * A goroutine's lifetime runs from the first event that names it (its creation, or its first
+ * status when it existed before the trace) to its last transition. Each transition ends the
+ * interval of the state it leaves (close_interval adds its length to that state's total) and
+ * begins one of the state it enters, so the intervals tile the lifetime: running +
+ * runnable + syscall + blocked = lifetime, nothing counted twice or left out. NotExist is no
+ * state of the lifetime; intervals still open at the end of the trace are closed at its last
+ * event (gd_ana_finish), which keeps the sum for the threads that never ended.
+ *
+ * Only the transitions count: the GoStatus every generation repeats for a known goroutine is a
+ * fix-up that restates its state, and changes nothing, so a wait spanning generations stays
+ * one wait. A goroutine first seen by its status (it existed before the trace) enters that
+ * state at the status; if it is Waiting, its wait is one "since before this generation".
+ *
+ * Names, reasons and stack texts are copied into one intern table (gd_intern), because the
+ * generation's tables they come from are freed at the next generation and their ids restart;
+ * per-generation caches map the generation's ids to interned ones so that an id is looked up
+ * once per generation, not once per event. */
 #include "analysis.h"
 
 #include "gderr.h"
@@ -12,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Wrapping arithmetic: times come from the file and may be anything. */
+/* Wrapping arithmetic: times come from the file and may be anything, and a damaged trace must
+ * give wrong numbers, not undefined behaviour. Wrapped differences still telescope, so the
+ * state totals keep summing to last - first. */
 static inline int64_t wsub(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a - (uint64_t)b);
@@ -22,6 +44,10 @@ static inline void wadd(int64_t *a, int64_t b)
     *a = (int64_t)((uint64_t)*a + (uint64_t)b);
 }
 
+/* The map is keyed by the text's hash; a key taken by another text moves on to hash + 1,
+ * hash + 2, ... until it finds the text or a free key. Nothing is ever removed, so that probe
+ * sequence is never broken. Out of memory gives 0 ("none"): the pass goes on with the name
+ * unknown rather than fail halfway. */
 uint32_t gd_intern(struct gd_intern *t, const char *s, uint32_t len)
 {
     if (t->n == 0) { /* index 0 is reserved for "none" */
@@ -108,6 +134,9 @@ static struct gd_name_acc *acc_of(struct gd_name_accs *t, uint32_t name)
     return &t->v[t->n++];
 }
 
+/* The accounting of goroutine id, created at its first mention (time t) in state NotExist, so
+ * that nothing is counted for it before its first transition. Growing a->gs may move it: a
+ * pointer into it is stale after a call. NULL when out of memory. */
 static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
 {
     uint32_t *i = gd_hm_get(&a->gmap, id);
@@ -124,7 +153,9 @@ static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
     return g;
 }
 
-/* Interned function of the outermost (outer != 0) or innermost frame of stack stk, or 0. */
+/* Interned function of the outermost (outer != 0: the start routine) or innermost frame (the
+ * leaf, where a CPU sample was taken) of stack stk, or 0 when the stack or the name is
+ * unknown. */
 static uint32_t frame_name(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk, int outer)
 {
     const uint64_t *pcs;
@@ -142,7 +173,9 @@ static uint32_t stack_text(struct gd_ana *a, const struct gd_gen *gen, uint64_t 
     return gd_intern(&a->str, text, (uint32_t)a->text.len);
 }
 
-/* stack_text, cached for the generation. */
+/* stack_text, cached for the generation: stack ids mean something only in their generation,
+ * and a text is built and hashed once per generation however many events name its stack. A
+ * failed insert into the cache only costs time. */
 static uint32_t gen_stack(struct gd_ana *a, const struct gd_gen *gen, uint64_t stk)
 {
     uint32_t *c = gd_hm_get(&a->gstk, stk);
@@ -152,14 +185,20 @@ static uint32_t gen_stack(struct gd_ana *a, const struct gd_gen *gen, uint64_t s
     return v;
 }
 
-/* The stack of the event itself (GoCreate: the creator's, GoUnblock: the waker's), or 0. */
+/* The stack of the event itself (GoCreate: the creator's, GoUnblock: the waker's), or 0. It
+ * is the stack Go's trace profiles charge the interval the event begins to (cmd/trace/pprof.go
+ * takes the Stack of the event, not of the transition, which for GoCreate is the new
+ * goroutine's start): scheduler latency goes to whoever made the goroutine runnable. */
 static uint64_t own_stack(const struct gd_tev *ev)
 {
     const struct gd_evspec *s = &gd_specs[ev->type < GD_NSPECS ? ev->type : 0];
     return s->nstk ? ev->args[s->stk[0]] : 0;
 }
 
-/* The wait site of (reason, stack): interned stack text, grouped by content. */
+/* The wait site of (reason, stack): interned stack text, grouped by content, not by stack id:
+ * ids are per generation, and the same blocking call gets a new id in every generation, so
+ * grouping by id would split one site into one per generation. UINT32_MAX when out of memory:
+ * the wait then counts in the goroutine's totals but at no site. */
 static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t stk)
 {
     uint32_t st = stack_text(a, gen, stk);
@@ -175,6 +214,8 @@ static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t rea
     return (uint32_t)a->nsites++;
 }
 
+/* Adds a wait of ns to g's waits with reason. A linear search: a goroutine waits for few
+ * distinct reasons. Out of memory leaves the wait out of the by-reason lines only. */
 static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
 {
     for (uint32_t i = 0; i < g->nreasons; i++) {
@@ -190,6 +231,8 @@ static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
     g->reasons[g->nreasons++] = (struct gd_reason_acc){reason, 1, ns};
 }
 
+/* Counts a wait at site ended by waker (contention's "woken by" lines). One counter per
+ * (site, waker) pair, so memory grows with the pairs, not with the waits. */
 static void add_wake(struct gd_ana *a, uint32_t site, uint32_t waker)
 {
     uint64_t key = (uint64_t)site << 32 | waker;
@@ -204,7 +247,13 @@ static void add_wake(struct gd_ana *a, uint32_t site, uint32_t waker)
     a->wakes[a->nwakes++] = (struct gd_wake){site, waker, 1};
 }
 
-/* Closes g's current interval at t. waker ends a wait: an index in a->gs or GD_WAKER_*. */
+/* Closes g's current interval at t. waker ends a wait: an index in a->gs or GD_WAKER_*.
+ * The length goes to the total of the state g was in; a wait's also to its reason and to its
+ * site (count, total, longest) with its waker, so by-reason and by-site totals are totals of
+ * the same waits. NotExist and Undetermined count nothing and report no slice. The slice
+ * callback runs before the caller changes g, so it still sees the interval's reason, site and
+ * stack. A negative length (a clock going back: only events fed by hand, the decoder's times
+ * strictly increase) still counts, keeping the sum, but is not reported as a slice. */
 static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint32_t waker)
 {
     int64_t d = wsub(t, g->since);
@@ -235,7 +284,8 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint
     if (a->cb && a->cb->slice && d >= 0) a->cb->slice(a, g, g->state, g->since, t);
 }
 
-/* Interned string id of the generation, cached for the generation. */
+/* Interned text of the generation's string id ("" when unknown), cached for the generation
+ * (ids restart in every generation). */
 static uint32_t gen_str(struct gd_ana *a, const struct gd_gen *gen, uint64_t id)
 {
     uint32_t *c = gd_hm_get(&a->gstr, id), len = 0;
@@ -246,7 +296,9 @@ static uint32_t gen_str(struct gd_ana *a, const struct gd_gen *gen, uint64_t id)
     return v;
 }
 
-/* site_of, cached per generation when the ids fit the cache key. */
+/* site_of, cached per generation by (stack id, reason string id): a busy blocking call then
+ * costs one lookup, not a stack text built and hashed per wait. Both ids share the 64-bit key,
+ * so ids that do not fit 32 bits (no real trace has so many) go uncached. */
 static uint32_t gen_site(struct gd_ana *a, const struct gd_gen *gen, uint32_t reason, uint64_t rid,
                          uint64_t stk)
 {
@@ -259,7 +311,8 @@ static uint32_t gen_site(struct gd_ana *a, const struct gd_gen *gen, uint32_t re
     return v;
 }
 
-/* Ends g's innermost open region at end. */
+/* Ends g's innermost open region at end: its length goes to its name's totals, then to the
+ * region callback (r stays valid until the next push). */
 static void close_region(struct gd_ana *a, struct gd_ana_g *g, int64_t end)
 {
     const struct gd_open_region *r = &g->regs[--g->nregs];
@@ -271,6 +324,11 @@ static void close_region(struct gd_ana *a, struct gd_ana_g *g, int64_t end)
     if (a->cb && a->cb->region) a->cb->region(a, g, r, end);
 }
 
+/* Task id named name began at now. It counts as begun at once (a task still open at the end
+ * is begun, not ended) and is kept open by id until its end. Ended tasks free their slot for
+ * the next ones, so memory grows with the tasks open at once, not with all tasks. A task begun
+ * twice (an id reused while open) counts twice as begun, once as open. 0, or -1 when out of
+ * memory. */
 static int task_begin(struct gd_ana *a, uint64_t id, uint32_t name, int64_t now)
 {
     struct gd_name_acc *acc = acc_of(&a->tasks, name);
@@ -290,7 +348,9 @@ static int task_begin(struct gd_ana *a, uint64_t id, uint32_t name, int64_t now)
     return 0;
 }
 
-/* Tasks ended without a begin in the trace are not counted. */
+/* Tasks ended without a begin in the trace are not counted: they began before the trace,
+ * and neither their name nor their length is known (leaving them out beats shortening them).
+ * 0, or -1 when out of memory. */
 static int task_end(struct gd_ana *a, uint64_t id, int64_t now)
 {
     uint32_t *i = gd_hm_get(&a->taskmap, id);
@@ -306,7 +366,10 @@ static int task_end(struct gd_ana *a, uint64_t id, int64_t now)
     return 0;
 }
 
-/* A CPU sample: counted for its goroutine and its leaf function. */
+/* A CPU sample: counted in all, for its goroutine (or as one without: the thread ran none,
+ * e.g. the Go scheduler between goroutines), and for its leaf function, the innermost frame,
+ * where the CPU was (pprof's flat count: the summary's top functions). The leaf is cached per
+ * generation by stack id (args[3], the sample's stack). 0, or -1 when out of memory. */
 static int cpu_sample(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     a->nsamples++;
@@ -334,6 +397,7 @@ static int cpu_sample(struct gd_ana *a, const struct gd_tev *ev, const struct gd
     return 0;
 }
 
+/* Opens region r on g, innermost (regions of a goroutine nest). 0, or -1 when out of memory. */
 static int push_region(struct gd_ana_g *g, struct gd_open_region r)
 {
     size_t cap = g->regcap;
@@ -343,7 +407,10 @@ static int push_region(struct gd_ana_g *g, struct gd_open_region r)
     return 0;
 }
 
-/* Events about a goroutine that are not state transitions: labels, regions, logs. */
+/* Events about a goroutine that are not state transitions: labels, regions, logs. A label
+ * replaces the previous one, so the thread name is the latest label anywhere in the trace; it
+ * is read when names are printed, after the pass, so it names the goroutine's whole life,
+ * wake-ups done before it included (docs/decoder.md, "Thread names"). */
 static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     struct gd_ana_g *g = gacc(a, ev->g, ev->time);
@@ -384,12 +451,35 @@ static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_te
         g->site = gen_site(a, gen, g->reason, t->reason, t->stack);
         return;
     }
+    /* These reasons are constants, with no string id in the generation: no gen_site cache. The
+     * site's stack is the goroutine's own: the status's (where it waits), or the transition's
+     * (GoCreateBlocked: the new goroutine's start). */
     const char *r = ev->type == GO_EV_GO_CREATE_BLOCKED ? created : before;
     g->reason = gd_intern(&a->str, r, (uint32_t)strlen(r));
     uint64_t stk = ev->type == GO_EV_GO_STATUS_STACK ? ev->args[3] : t->stack;
     g->site = site_of(a, gen, g->reason, stk);
 }
 
+/* The per-generation caches go when the generation changes (their keys are its ids). Tasks,
+ * CPU samples and annotations are taken apart; anything else counts only through the goroutine
+ * transition it makes (transition.h), so the accounting reads an event the way the validator
+ * and Go's StateTransition do.
+ * - The start routine is the outermost frame of the goroutine's first stack that has one: a
+ *   status's, a creation's (args[1], the new goroutine's start; the event's own stack is the
+ *   creator's), or that of an event the goroutine wrote itself; the stack of an event another
+ *   goroutine wrote (a GoUnblock) is the writer's and names nothing here.
+ * - Waits are attributed to wakers: a goroutine taken from Waiting to Runnable by an event of
+ *   another goroutine was woken by the goroutine running on the thread that wrote the
+ *   GoUnblock (for our traces the thread that unlocked, signalled, posted or exited). That is
+ *   who ended the wait: Go's cmd/trace draws its unblock arrows from it too. A waiter that
+ *   unblocked itself (its call returned: a timeout, one of several waiters of a mutex, a
+ *   sleep; docs/blocking.md) or an event without a goroutine (Go's netpoller) has no waker.
+ * - A wake-up with a waker gets a flow id, completed (flow_end) when the wakee next runs: the
+ *   export's arrow from the wake-up to where the woken thread resumed.
+ * - A goroutine that ends closes the regions it left open, at its end.
+ * - m is the thread of its latest Running or Syscall state; nsys counts the syscalls entered
+ *   in the trace (from Running), not one under way at its first status.
+ * 0, or -1 when out of memory. */
 int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     if (gen->num != a->cache_gen) {
@@ -435,7 +525,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         struct gd_ana_g *w = gacc(a, ev->g, now);
         if (!w) return -1;
         waker = (uint32_t)(w - a->gs);
-        g = &a->gs[gi];
+        g = &a->gs[gi]; /* gacc may have moved a->gs */
     }
     close_interval(a, g, now, waker);
     if (t.new == GS_NOTEXIST)
@@ -460,6 +550,10 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
     return 0;
 }
 
+/* The end of the trace acts as one more transition of every goroutine still there: its open
+ * interval is closed at the last event, a wait as ended by GD_WAKER_END (contention's "still
+ * waiting"), and last moves to the end, so running + runnable + syscall + blocked = lifetime
+ * holds for the threads that never ended too. Goroutines that ended keep their last. */
 void gd_ana_finish(struct gd_ana *a)
 {
     for (size_t i = 0; i < a->ngs; i++) {
@@ -473,6 +567,9 @@ void gd_ana_finish(struct gd_ana *a)
     }
 }
 
+/* Finished whatever rc: after a bad trace or running out of memory, what was read before is
+ * closed (gd_ana_finish) and consistent, as for a trace cut there. The commands use hd_run,
+ * which does the same with the lock analysis on top; this one serves the tests. */
 int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file)
 {
     struct gd_tev ev;
@@ -488,6 +585,8 @@ int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file)
     return rc;
 }
 
+/* An empty label (a thread named "") is no name. The start routine is left out when the
+ * label repeats it ("worker (worker)" says nothing more than "worker"). */
 const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, int with_id, char *buf)
 {
     const char *label = g->label && a->str.len[g->label] ? a->str.s[g->label] : NULL;

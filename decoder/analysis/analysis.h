@@ -14,16 +14,22 @@
 #include "hmap.h"
 #include "stacktext.h"
 
+/* A table of texts named by their index: equal texts have equal indices, so the analyses keep
+ * and compare names as integers. Index 0 is "none" (s[0] is NULL). */
 struct gd_intern {
     struct gd_hmap map; /* hash -> index */
-    char **s;
+    char **s;           /* s[i]: NUL-terminated copy of text i */
     uint32_t *len;
     size_t n, cap, lcap;
 };
+/* The index of the text s[0..len) (which need not end in NUL), copied in the first time; it
+ * stays valid until the analysis is freed. 0 when out of memory. */
 uint32_t gd_intern(struct gd_intern *t, const char *s, uint32_t len);
 
+/* A goroutine's waits with one reason: how many, and their total length (a wait still open at
+ * the end of the trace up to the end). Their counts sum to its nblock. */
 struct gd_reason_acc {
-    uint32_t reason;
+    uint32_t reason; /* interned */
     uint64_t count;
     int64_t ns;
 };
@@ -36,7 +42,7 @@ struct gd_name_acc {
     int64_t ns;     /* total duration of the regions / of the ended tasks */
 };
 
-struct gd_name_accs {
+struct gd_name_accs {   /* in order of first appearance */
     struct gd_hmap map; /* interned name -> index in v */
     struct gd_name_acc *v;
     size_t n, cap;
@@ -44,20 +50,24 @@ struct gd_name_accs {
 
 struct gd_open_region {
     uint32_t name; /* interned */
-    uint64_t task;
-    int64_t start;
+    uint64_t task; /* its task; 0: none (Go's background task) */
+    int64_t start; /* the trace's first event time when it began before the trace */
 };
 
+/* One goroutine (for our traces, one thread), by index in gd_ana.gs in order of first mention
+ * (its creation, or its first status). last is its last transition, or the trace's end when it
+ * was still there; once the analysis is finished, ns_run + ns_runnable + ns_sys + ns_wait =
+ * last - first. nsys counts the syscalls entered from Running in the trace. */
 struct gd_ana_g {
-    uint64_t id, m;
+    uint64_t id, m; /* m: the thread (M) it last ran or made a syscall on, GD_NONE none */
     uint32_t start; /* interned outermost function of its first stack; 0 = unknown */
     uint32_t label; /* interned latest GoLabel (the thread's name); 0 = none */
     uint8_t state;  /* GS_* */
-    int64_t since, first, last;
+    int64_t since, first, last; /* current interval's start; first mention; last transition */
     int64_t ns_run, ns_runnable, ns_sys, ns_wait;
-    uint64_t nblock, nsys;
-    uint32_t reason, site; /* of the current wait */
-    struct gd_reason_acc *reasons;
+    uint64_t nblock, nsys; /* waits begun (one under way at its first status too); syscalls */
+    uint32_t reason, site; /* of the current wait: interned reason, index in gd_ana.sites */
+    struct gd_reason_acc *reasons; /* in order of first appearance */
     uint32_t nreasons, rcap;
     uint64_t flow;               /* pending flow id (wake -> next start), 0 = none */
     struct gd_open_region *regs; /* open regions, innermost last */
@@ -72,15 +82,19 @@ struct gd_ana_g {
 #define GD_WAKER_NONE UINT32_MAX      /* a wake-up without a goroutine */
 #define GD_WAKER_END (UINT32_MAX - 1) /* still waiting at the end of the trace */
 
-/* How often goroutine g (index in gd_ana.gs, or GD_WAKER_*) ended a wait at site. */
+/* How often goroutine g (index in gd_ana.gs, or GD_WAKER_*) ended a wait at site: the one
+ * running on the thread that wrote the wait's GoUnblock. */
 struct gd_wake {
     uint32_t site, g;
     uint64_t count;
 };
 
+/* A waiting site: a reason and a blocking stack, grouped by text across generations. count,
+ * total and max are over its ended waits, those still open at the end of the trace included
+ * (up to the end). */
 struct gd_site {
-    uint32_t reason;
-    uint32_t stack; /* interned text (stacktext.h) */
+    uint32_t reason; /* interned */
+    uint32_t stack;  /* interned text (stacktext.h) */
     uint64_t count;
     int64_t total, max;
 };
@@ -90,12 +104,17 @@ struct gd_open_task {
     int64_t start;
 };
 
+/* What an analysis built on this one is told, in event order, during gd_ana_event and
+ * gd_ana_finish, with a->user the pointer given to gd_ana_init. Any callback may be NULL. The
+ * gd_ana_g pointers are valid only during the call (a->gs may move afterwards). */
 struct gd_ana;
 struct gd_ana_cb {
-    /* An interval of g in state (GS_*) ended; reason is set for GS_WAITING. */
+    /* An interval of g in state (GS_*) ended: every interval once, in the order they end. g
+     * still describes the interval: g->reason and g->site for GS_WAITING, g->since_stack. */
     void (*slice)(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
                   int64_t end);
-    /* waker made wakee runnable at t; flow is a fresh id. */
+    /* waker (a goroutine) made wakee runnable at t, right after the slice of wakee's wait;
+     * flow is a fresh id. */
     void (*wake)(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
                  int64_t t, uint64_t flow);
     /* wakee started running at t, completing flow. */
@@ -106,7 +125,8 @@ struct gd_ana_cb {
     /* g wrote the UserLog ev (strings are gen's). */
     void (*log)(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_tev *ev,
                 const struct gd_gen *gen);
-    /* A CPU sample at t of g (NULL: none) with the interned text of its stack (want_stacks). */
+    /* A CPU sample at t of g (NULL: none) with the interned text of its stack (want_stacks,
+     * else 0). */
     void (*sample)(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32_t stack);
 };
 
@@ -134,17 +154,22 @@ struct gd_ana {
     struct gd_hmap gstk;       /* per generation: stack id -> interned stack text */
     struct gd_stack_text text; /* scratch for the stack texts built */
     uint64_t cache_gen;
-    int64_t t0, tend;
-    uint64_t nflows;
+    int64_t t0, tend; /* the first and the last event's time; t0 INT64_MIN before any */
+    uint64_t nflows;  /* flow ids given so far */
     const struct gd_ana_cb *cb;
     void *user;
 };
 
+/* An empty analysis calling cb (NULL: none) with a->user = user; set want_stacks before the
+ * first event. */
 void gd_ana_init(struct gd_ana *a, const struct gd_ana_cb *cb, void *user);
+/* Frees everything, interned texts included. */
 void gd_ana_free(struct gd_ana *a);
-/* Feeds one ordered event; returns 0, or -1 when out of memory. */
+/* Feeds one ordered event (as gd_dec_next returns them) of generation g; returns 0, or -1 when
+ * out of memory (what was fed stays consistent). */
 int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen *g);
-/* Closes every open interval and region at the last event time. */
+/* Closes every open interval and region at the last event time, once, after the last event:
+ * the totals are final only then. */
 void gd_ana_finish(struct gd_ana *a);
 /* Feeds every event of d, then gd_ana_finish. 0 at the end of the trace; -1 bad trace, -2 out
  * of memory, both already reported on stderr for file. */
@@ -155,7 +180,8 @@ int gd_ana_run(struct gd_ana *a, struct gd_dec *d, const char *file);
  * "LABEL (START)" when its thread has a name, else "START" (its start routine), else "G<id>";
  * with_id puts the goroutine id in: "LABEL (G<id> START)", "START (G<id>)", "G<id>". */
 const char *gd_ana_name(const struct gd_ana *a, const struct gd_ana_g *g, int with_id, char *buf);
-/* Formats a duration in ns with a unit (ns, us, ms, s). */
+/* Formats a duration in ns with a unit into buf (n bytes) and returns buf: "750ns", "1.50us",
+ * "2.25ms", "1.500s"; a negative one as "0ns". */
 const char *gd_fmt_dur(int64_t ns, char *buf, size_t n);
 
 #endif

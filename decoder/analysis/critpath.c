@@ -1,4 +1,26 @@
-/* critpath.c: the critical path. See critpath.h for the walk and its invariants. */
+/* critpath.c: the critical path. See critpath.h for the walk and its invariants, and
+ * docs/locks.md sec. 4.
+ *
+ * The walk goes backwards from the target's end because that way each step has one answer:
+ * at any instant a thread runs, waits for a CPU, or waits for something, and when another
+ * thread ended the wait, what it waited for is that thread's work up to that moment. So the
+ * question moves to the waker at the wake-up, and the path is one chain through the threads,
+ * with no choice to make; going forwards, one wake-up can lead to many threads. Time a thread
+ * spent running or runnable stays on the path (its own work, or the scheduler's latency); a
+ * wait nobody ended (a sleep, a timeout, I/O) is itself what the target waited for.
+ * A lock wait the waiter ended itself (it took the lock on its own: one of several waiters,
+ * docs/blocking.md) has no waker, but holders.c knows who released the lock during the wait:
+ * the path goes to the last releaser at its release, and the rest of the wait, from the
+ * release to the waiter's wake, is the hand-off on the waiter (its wake-up and retaking the
+ * lock).
+ * A thread's start continues on its creator at the creation.
+ *
+ * Budgets: the walk stops after 100,000,000 steps (a step ends a segment or moves to another
+ * thread; the cap only guards against a walk that would not end), and what is left of the
+ * window is one segment "before the trace", which keeps the segments covering [from, to].
+ * The intervals come from holders.c, which keeps them all for the command and up to
+ * RM_MAX_SLICES for the report (iv_budget); over that it keeps none and the report does not
+ * compute the path. */
 #include "critpath.h"
 
 #include "grow.h"
@@ -24,7 +46,11 @@ const char *cp_state_name(uint8_t st, int handoff)
     return "-";
 }
 
-/* The interval of goroutine x holding time t (start < t <= end), or NULL. */
+/* The interval of goroutine x holding time t (start < t <= end), or NULL (t outside its
+ * lifetime). x's intervals are disjoint and by time (holders.c appends them as they end), so a
+ * binary search finds it. Open on the left: the target's end is the end of an interval, and
+ * after a segment [start, t] the walk goes on at t = start, which must find the interval that
+ * ends there (and a wake-up at t, the wait it ended). */
 static const struct hd_iv *iv_at(const struct hd_g *x, int64_t t)
 {
     size_t lo = 0, hi = x->niv;
@@ -38,6 +64,8 @@ static const struct hd_iv *iv_at(const struct hd_g *x, int64_t t)
     return lo < x->niv && x->iv[lo].start < t ? &x->iv[lo] : NULL;
 }
 
+/* The first goroutine (in order of first mention) that matches: a start routine or a name
+ * several threads share picks the first of them; G<id> picks any one. */
 uint32_t cp_find_thread(const struct hd *s, const char *want)
 {
     char nb[GD_NAME_MAX];
@@ -53,7 +81,8 @@ uint32_t cp_find_thread(const struct hd *s, const char *want)
     return HD_NONE;
 }
 
-/* The main thread: the goroutine started by "main", else the first one. */
+/* The main thread: the goroutine started by "main", else the first one, the default target,
+ * because the program's run is the main thread's lifetime. */
 uint32_t cp_main_thread(const struct hd *s)
 {
     for (size_t i = 0; i < s->a.ngs; i++)
@@ -61,6 +90,10 @@ uint32_t cp_main_thread(const struct hd *s)
     return s->a.ngs ? 0 : HD_NONE;
 }
 
+/* Adds segment sg, earlier than those in v (the walk goes backwards); an empty one is
+ * dropped, and one that continues the last (same thread, state and hand-off, ending where the
+ * last begins) extends it, so that the path has one row per stretch of one thread in one
+ * state. 0, or -1 when out of memory. */
 static int push(struct cp_seg **v, size_t *n, size_t *cap, struct cp_seg sg)
 {
     if (sg.end <= sg.start) return 0;
@@ -74,7 +107,13 @@ static int push(struct cp_seg **v, size_t *n, size_t *cap, struct cp_seg sg)
     return 0;
 }
 
-/* The walk (see the top comment): segments newest first. */
+/* The walk (see the top comment) from t back to from, on goroutine g: segments newest first
+ * into *v (*n of them). Each pass looks at g's interval holding t: none before g's first one
+ * (go to its creator at the creation, or stop: it existed before the trace); a wait that
+ * ends at t with a waker (go to the waker at t); a lock wait with a release by another thread
+ * after from (the hand-off, then go to the releaser at the release); anything else is a
+ * segment from its start (or from) to t. A wait cut by the window's end (t inside it) is a
+ * segment: its wake-up lies after the window. 0, or -1 when out of memory. */
 static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct cp_seg **v,
                 size_t *n)
 {
@@ -95,6 +134,7 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
             continue;
         }
         if (iv->state == GS_WAITING && iv->obj != HD_NONE) {
+            /* The last release inside the wait is the one that let the waiter in. */
             const struct hd_obj *o = &s->objs[iv->obj];
             size_t first, end;
             hd_releases(o, iv->start, iv->end, &first, &end);
@@ -116,12 +156,15 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
     return 0;
 }
 
+/* qsort order: the largest share first. */
 static int by_ns(const void *x, const void *y)
 {
     const struct cp_share *a = x, *b = y;
     return (a->ns < b->ns) - (a->ns > b->ns);
 }
 
+/* Adds ns to key's share in v. A linear search: a path crosses few threads and functions,
+ * and merged segments keep the count low. 0, or -1 when out of memory. */
 static int add_share(struct cp_share **v, size_t *n, size_t *cap, uint32_t key, int64_t ns)
 {
     for (size_t i = 0; i < *n; i++)
@@ -135,7 +178,11 @@ static int add_share(struct cp_share **v, size_t *n, size_t *cap, uint32_t key, 
 }
 
 /* The function a segment is charged to: the first frame of its stack outside pthread calls,
- * else its thread's start routine. */
+ * else its thread's start routine. The stack is the one of the event that began its interval:
+ * the blocking call for a wait, the waker's unlock or signal for a runnable one, usually none
+ * for a running one (GoStart has no stack: its start routine then). The pthread frames are
+ * skipped because every lock wait would be charged to pthread_mutex_lock: the caller says
+ * which lock it was. */
 static uint32_t seg_func(struct hd *s, const struct cp_seg *sg)
 {
     char buf[512];
@@ -145,6 +192,8 @@ static uint32_t seg_func(struct hd *s, const struct cp_seg *sg)
     return gd_intern(&s->a.str, f, (uint32_t)strlen(f));
 }
 
+/* The shares are summed over the segments as the walk made them, so each sums to to - from
+ * like the segments; the segments are then put oldest first for printing. */
 int cp_compute(struct hd *s, uint32_t g, int64_t from, int64_t to, struct cp_path *p)
 {
     memset(p, 0, sizeof(*p));

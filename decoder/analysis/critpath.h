@@ -6,21 +6,25 @@
  * continues on its creator; anything else (running, runnable, a wait nobody ended: sleep,
  * timeout, I/O) is a segment of the path. Used by `gotrace critical-path` and the report.
  * Invariants: the segments are disjoint and cover [from, to] exactly (what the walk cannot
- * reach is one segment "before the trace", thread HD_NONE); the shares by thread and by
- * function each sum to to - from. */
+ * reach, before a thread that existed before the trace or past the walk's step budget, is one
+ * segment "before the trace", thread HD_NONE); the shares by thread and by function each sum
+ * to to - from. Memory: the segments and shares of one path, on top of the intervals. */
 #ifndef GOTRACE_DECODER_CRITPATH_H
 #define GOTRACE_DECODER_CRITPATH_H
 
 #include "holders.h"
 
+/* One stretch of the path: thread g in one state over [start, end). */
 struct cp_seg {
     uint32_t g;    /* goroutine index, HD_NONE: before the trace */
     uint8_t state; /* GS_* */
     int handoff;   /* a lock wait's hand-off after the holder's release */
     int64_t start, end;
-    uint32_t stack, reason; /* interned, 0 none */
+    uint32_t stack, reason; /* of the interval it comes from (stack: the event that began it);
+                               interned, 0 none */
 };
 
+/* Time of the path spent on one thread or in one function. */
 struct cp_share {
     uint32_t key; /* goroutine index (HD_NONE: before the trace) or interned function */
     int64_t ns;
@@ -34,8 +38,11 @@ struct cp_path {
     size_t ng, nf;
 };
 
-/* The path of goroutine g's work ending at to, back to from. 0, or -1 when out of memory. */
+/* The path of goroutine g's work ending at to, back to from, into p (free it with cp_free).
+ * s must have kept its intervals (hd_init with want_intervals, not over its iv_budget). An
+ * empty window (to <= from) gives no segment. 0, or -1 when out of memory (p is then empty). */
 int cp_compute(struct hd *s, uint32_t g, int64_t from, int64_t to, struct cp_path *p);
+/* Frees p's arrays and empties it. */
 void cp_free(struct cp_path *p);
 /* The main thread (the goroutine started by "main", else the first one); HD_NONE if none. */
 uint32_t cp_main_thread(const struct hd *s);

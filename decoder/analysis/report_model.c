@@ -1,4 +1,18 @@
-/* report_model.c: the report's timeline and profiles (see report_model.h). */
+/* report_model.c: the report's timeline and profiles (see report_model.h; docs/report.md),
+ * as callbacks of the shared analysis, so the page's numbers are those of summary and
+ * contention. What it keeps, and why:
+ * - Slices: each interval while fewer than RM_MAX_SLICES were seen, with its kind (its
+ *   colour), reason, stack and waker: what the page needs to draw arrows and show stacks.
+ *   Past the budget every interval, earlier and later, goes into per-thread buckets instead,
+ *   and the page shows each bucket's main state. The buckets are laid out while reading,
+ *   without knowing the trace's duration: their width doubles, neighbours merging, whenever
+ *   the trace outgrows them, so one pass and bounded memory suffice.
+ * - Regions and samples: the first RM_MAX_REGIONS and RM_MAX_SAMPLES, and how many there were
+ *   (nrg_all, nsm_all), so that the page can say what it left out.
+ * - Profiles: every interval and every sample, whatever the budgets, summed by (profile,
+ *   stack) as Go's -pprof modes do, so the flame graphs are exact on any trace.
+ * The callbacks cannot fail: out of memory drops what could not be stored and sets m->oom,
+ * which the command checks after the pass. */
 #include "report_model.h"
 
 #include "gderr.h"
@@ -9,16 +23,21 @@
 
 #define NO_G UINT32_MAX
 
+/* The model the analysis' callbacks fill (rm_init made it a->user). */
 static struct rm *model(struct gd_ana *a)
 {
     return a->user;
 }
 
+/* Index of g in a->gs, NO_G for none (a sample without a goroutine). */
 static uint32_t gidx(const struct gd_ana *a, const struct gd_ana_g *g)
 {
     return g ? (uint32_t)(g - a->gs) : NO_G;
 }
 
+/* The substrings are those of Go's -pprof=sync and -pprof=net (cmd/trace/pprof.go), so that
+ * the red of the timeline and the blocking flame graph show the same waits; sleeps (Go's and
+ * ours) get a colour of their own: waiting out a timer is not contention. */
 uint32_t rm_wait_kind(const char *reason)
 {
     if (strstr(reason, "sync") || strstr(reason, "chan") || strstr(reason, "select"))
@@ -28,7 +47,8 @@ uint32_t rm_wait_kind(const char *reason)
     return RK_OTHER;
 }
 
-/* Go's profiles: blocking on sync/chan/select, on the network, syscalls, runnable time. */
+/* Go's profiles: blocking on sync/chan/select, on the network, syscalls, runnable time (the
+ * scheduler latency), or -1 for none (running time, other waits). */
 static int prof_kind(uint8_t state, const char *reason)
 {
     if (state == GS_SYSCALL) return RP_SYSCALL;
@@ -38,6 +58,9 @@ static int prof_kind(uint8_t state, const char *reason)
     return k == RK_SYNC ? RP_SYNC : k == RK_NETWORK ? RP_NETWORK : -1;
 }
 
+/* Adds an interval of ns (a CPU sample: 1) charged to stack to profile kind (-1: none). One
+ * entry per (profile, stack text), so memory grows with the distinct stacks, not with the
+ * intervals. */
 static void prof_add(struct gd_ana *a, int kind, uint32_t stack, int64_t ns)
 {
     struct rm *m = model(a);
@@ -69,7 +92,9 @@ int rm_bucket_kind(const struct rm_buckets *b, uint32_t i)
     return best;
 }
 
-/* Halves the resolution of b: buckets 2j and 2j+1 become bucket j. */
+/* Halves the resolution of b: buckets 2j and 2j+1 become bucket j. Indices are absolute
+ * (from a->t0), so every thread's buckets stay aligned with the others'. In place, j rising:
+ * the slot written for j is never past the slots read for j, and before those of any later j. */
 static void halve(struct rm_buckets *b)
 {
     if (!b->n) return;
@@ -86,7 +111,9 @@ static void halve(struct rm_buckets *b)
     b->n = nl - nf + 1;
 }
 
-/* Makes room in b for absolute buckets from .. i (from >= b->first once b has buckets). */
+/* Makes room in b for absolute buckets from .. i (from >= b->first once b has buckets). A
+ * thread keeps only the buckets from its first interval on, so short-lived threads cost few.
+ * 0, or -1 when out of memory. */
 static int reach(struct rm_buckets *b, uint32_t from, uint32_t i)
 {
     if (!b->n) b->first = from;
@@ -99,7 +126,9 @@ static int reach(struct rm_buckets *b, uint32_t from, uint32_t i)
     return 0;
 }
 
-/* Adds [start, end) of thread g in kind to its buckets. */
+/* Adds [start, end) of thread g in kind to its buckets, split where it crosses bucket
+ * boundaries; first the width doubles until the trace's end so far fits RM_BUCKETS buckets.
+ * Times are kept as float: only which kind is largest is ever read. */
 static void bucket_add(struct gd_ana *a, uint32_t g, uint32_t kind, int64_t start, int64_t end)
 {
     struct rm *m = model(a);
@@ -130,7 +159,9 @@ oom:
     m->oom = 1;
 }
 
-/* The detail no longer fits: every interval so far goes into buckets, and all later ones. */
+/* The detail no longer fits: every interval so far goes into buckets, and all later ones. The
+ * first width spreads the trace so far over half of the buckets, leaving the other half for
+ * the rest of the trace before the first doubling. */
 static void to_buckets(struct gd_ana *a)
 {
     struct rm *m = model(a);
@@ -153,6 +184,11 @@ static int grow_last(struct rm *m, uint32_t gi)
     return 0;
 }
 
+/* An interval ended: always into its profile (charged, as Go does, to the stack of the event
+ * that began it; unlike Go's, an interval still open at the end of the trace counts too), then
+ * into the detail or the buckets. The stack the page shows is, for a wait, its site's: the
+ * waiter's own (for a thread created waiting, its start, not its creator's call); otherwise
+ * that of the event that began the interval (the syscall, the wake-up). */
 static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
                   int64_t end)
 {
@@ -181,7 +217,9 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
     m->last[gi] = (uint32_t)++m->nsl;
 }
 
-/* waker ended wakee's wait: the wait just closed (its last slice) gets its waker. */
+/* waker ended wakee's wait: the wait just closed (its last slice) gets its waker. The analysis
+ * calls this right after that slice, so the last one ends at t; the checks only guard against
+ * a slice that was not stored (budget, out of memory). */
 static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd_ana_g *wakee,
                  int64_t t, uint64_t flow)
 {
@@ -193,6 +231,7 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
     if (s->end == t && s->kind >= RK_SYNC) s->waker = gidx(a, waker);
 }
 
+/* A user region ended: kept while under RM_MAX_REGIONS, counted always. */
 static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_open_region *r,
                    int64_t end)
 {
@@ -205,6 +244,7 @@ static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_o
     m->rg[m->nrg++] = (struct rm_region){r->start, end, r->task, gidx(a, g), r->name};
 }
 
+/* A CPU sample: always into the CPU profile, kept for the timeline under RM_MAX_SAMPLES. */
 static void sample(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32_t stack)
 {
     struct rm *m = model(a);
@@ -217,6 +257,7 @@ static void sample(struct gd_ana *a, const struct gd_ana_g *g, int64_t t, uint32
     m->sm[m->nsm++] = (struct rm_sample){t, gidx(a, g), stack};
 }
 
+/* No flows (the page draws wake-ups from the slices' wakers) and no logs. */
 static const struct gd_ana_cb callbacks = {slice, wake, NULL, region, NULL, sample};
 
 void rm_init(struct rm *m, struct gd_ana *a)
