@@ -134,10 +134,12 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
             continue;
         }
         if (iv->state == GS_WAITING && iv->obj != HD_NONE) {
-            /* The last release inside the wait is the one that let the waiter in. */
+            /* The last release inside the wait is the one that let the waiter in; up to t only:
+             * a window that ends inside the wait (--to) looks at who held the object then, not
+             * at a release after it (the walk would go forward in time). */
             const struct hd_obj *o = &s->objs[iv->obj];
             size_t first, end;
-            hd_releases(o, iv->start, iv->end, &first, &end);
+            hd_releases(o, iv->start, t, &first, &end);
             uint32_t rg = end > first ? hd_g_of_m(s, o->rel[end - 1].m) : HD_NONE;
             if (rg != HD_NONE && rg != g && o->rel[end - 1].t > from) {
                 int64_t r = o->rel[end - 1].t;

@@ -269,6 +269,22 @@ Test(locks, critical_path_through_a_wakeup)
     free(out);
 }
 
+/* A window ending inside a lock wait (--to 600 in G2's wait of chain): the walk looks at the
+ * releases up to 600 only (G1's at 500), never at G3's at 900, after the window: the segments
+ * cover the window exactly (shares add up to 100 %) and G3 is not on the path. */
+Test(locks, critical_path_window_ends_inside_a_wait)
+{
+    char *text = with_records(chain, chain_recs);
+    char *out = run(gd_cmd_critical_path, text,
+                    (const char *const[]){"--thread", "G2", "--to", "600", NULL}, 0);
+    cr_assert(strstr(out, "): 11ns .. 600ns, 589ns, 2 segments\n"), "%s", out);
+    cr_assert(strstr(out, "   81.3%       479ns  G1\n   18.7%       110ns  f (G2)\n"), "%s", out);
+    cr_assert(strstr(out, " 490ns      110ns  hand-off  f (G2)"), "%s", out);
+    cr_assert(!strstr(out, "G3"), "%s", out);
+    free(out);
+    free(text);
+}
+
 Test(locks, usage_errors)
 {
     free(run(gd_cmd_locks, woken, (const char *const[]){"--at", "1s", NULL}, GD_EXIT_USAGE));
