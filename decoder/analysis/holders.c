@@ -1,4 +1,24 @@
-/* holders.c: sync objects, holders and intervals. See holders.h for the rules. */
+/* holders.c: sync objects, holders and intervals, built in the same pass as the per-goroutine
+ * analysis (analysis.c): its callbacks (on_slice, on_wake, on_region) see every interval as it
+ * ends, and after_event sees the events that name threads, creators, tasks and the waits'
+ * objects. The blame rules are holders.h's; how this file keeps them:
+ * - A generation's wait and release records (gotrace's experimental batch) are read before its
+ *   first event (read_records). A wait record belongs to the GoBlock of its thread within
+ *   MATCH_NS of its time: the tracer writes the record and the event with two clock reads, on
+ *   the same thread, in that thread's order, so the first unused record in that window is the
+ *   one (record_of), and records before it can never match a later GoBlock.
+ * - Releases are named by object address only; an address gets its object from a wait record of
+ *   the same or an earlier generation (the tracer records a release only when some thread was
+ *   waiting, which it recorded first). Each object's releases are kept in time order (binary
+ *   searched by wait_ended and the critical path), sorted in once per generation.
+ * - The thread -> goroutine map (mmap) changes only at GoStart, GoCreateSyscall and the
+ *   statuses; mlast skips re-hashing when a thread keeps its goroutine, the common case.
+ * - With holders_only (summary, contention, export), nothing is followed before the trace's
+ *   first records: a wait then can have no holder, and every generation states its running
+ *   threads (GoStatus with their M) before its records, so nothing is lost by starting late.
+ * Invariants: a wait's blamed parts sum to its length (wait_ended splits [start, end] at the
+ *   releases inside it); memory grows with objects, holders, sites and releases, not with
+ *   events (the intervals, kept only for the critical path, are bounded by iv_budget). */
 #include "holders.h"
 
 #include "go_wire.h"
@@ -114,8 +134,6 @@ struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g)
     return &o->holders[o->nholders++];
 }
 
-/* ns of a wait at gd_ana site index site are blamed on holder g: in object o's holders and
- * the site's (counted: this wait was counted for g already). */
 /* ns of the waits with key (waiter << 32 | reason) are blamed on holder g. */
 static void gblame(struct hd *s, uint64_t key, uint32_t g, int64_t ns)
 {
@@ -144,6 +162,11 @@ uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t 
     return best;
 }
 
+/* ns of a wait on object o at gd_ana site index site are blamed on holder g (HD_NONE:
+ * unknown): in o's holders (locks --holders), the site's holders (contention's "held by") and
+ * the waiter's reason (summary, gblame). counted[0]: this wait was counted in the holders'
+ * wait counts already (a wait split among several releases counts once for each holder it
+ * reaches, and once in all for the site). */
 static void blame(struct hd *s, struct hd_obj *o, uint32_t site, uint64_t gkey, uint32_t g,
                   uint32_t stack, int64_t ns, int *counted)
 {

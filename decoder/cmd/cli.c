@@ -1,4 +1,10 @@
-/* cli.c: shared command plumbing (see cli.h). */
+/* cli.c: what the commands share (cli.h): their option parser, opening a trace (with the hint to
+ * recover a trace whose process died: live.h), the run of a command on the holders analysis
+ * through a sink (sink.h), and the one printer of stack texts (trace/stacktext.h).
+ * Invariants: options are parsed the same way by every command (a flag not in a command's
+ * allowed list is a usage error, exit 2, with the usage on stderr; --help prints it on stdout,
+ * exit 0); numbers out of range are usage errors, never clamped; a command's output goes
+ * through a sink, so it appears whole or not at all (sink.h). */
 #include "cli.h"
 
 #include "live.h"
