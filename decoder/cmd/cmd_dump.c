@@ -30,7 +30,7 @@ static void id(struct gd_out *o, const char *k, uint64_t v)
 static void quoted(struct gd_out *o, const char *s, uint32_t len)
 {
     gd_out_c(o, '"');
-    gd_out_json(o, s, len);
+    gd_out_json(o, s, len, 0);
     gd_out_c(o, '"');
 }
 

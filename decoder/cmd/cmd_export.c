@@ -102,7 +102,7 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
     if (state == GS_WAITING && g->reason) {
         len = a->str.len[g->reason];
         gd_out_s(o, ": ");
-        gd_out_json(o, a->str.s[g->reason], len);
+        gd_out_json(o, a->str.s[g->reason], len, 0);
     }
     /* The holder the holders analysis noted when this wait began (at its GoBlock, from the
      * trace's wait record; its callback ran before this one and leaves it): the thread that
@@ -113,7 +113,7 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
         char buf[GD_NAME_MAX];
         const char *h = gd_ana_name(a, &a->gs[s->gx[gi].holder], 1, buf);
         gd_out_s(o, "\",\"args\":{\"holder\":\"");
-        gd_out_json(o, h, strlen(h));
+        gd_out_json(o, h, strlen(h), 0);
         gd_out_s(o, "\"}}");
         return;
     }
@@ -160,7 +160,7 @@ static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_o
     gd_out_s(o, ",\"dur\":");
     us(o, end - r->start);
     gd_out_s(o, ",\"cat\":\"region\",\"name\":\"");
-    gd_out_json(o, a->str.s[r->name], a->str.len[r->name]);
+    gd_out_json(o, a->str.s[r->name], a->str.len[r->name], 0);
     gd_out_s(o, "\",\"args\":{\"task\":");
     gd_out_u(o, r->task);
     gd_out_s(o, "}}");
@@ -178,13 +178,13 @@ static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_t
     head(o, "i", g->id, ev->time - a->t0);
     gd_out_s(o, ",\"s\":\"t\",\"cat\":\"log\",\"name\":\"");
     if (klen)
-        gd_out_json(o, k, klen);
+        gd_out_json(o, k, klen, 0);
     else
         gd_out_s(o, "log");
     gd_out_s(o, "\",\"args\":{\"task\":");
     gd_out_u(o, ev->args[0]);
     gd_out_s(o, ",\"message\":\"");
-    gd_out_json(o, v, vlen);
+    gd_out_json(o, v, vlen, 0);
     gd_out_s(o, "\"}}");
 }
 
@@ -199,7 +199,7 @@ static void track(struct gd_out *o, uint64_t tid, const char *name, const char *
     gd_out_s(o, ",\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_name\",\"tid\":");
     gd_out_u(o, tid);
     gd_out_s(o, ",\"args\":{\"name\":\"");
-    gd_out_json(o, name, strlen(name));
+    gd_out_json(o, name, strlen(name), 0);
     gd_out_s(o, suffix);
     gd_out_s(o, "\"}},\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_sort_index\",\"tid\":");
     gd_out_u(o, tid);
@@ -231,7 +231,7 @@ static int write_json(struct exp *e, struct gd_dec *d, const char *file)
     struct gd_ana *a = &s->a;
     gd_out_s(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
                   "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"");
-    gd_out_json(out, file, strlen(file));
+    gd_out_json(out, file, strlen(file), 0);
     gd_out_s(out, "\"}}");
     int rc = hd_run(s, d, file, INT64_MAX);
     /* Track names and order last: names are final only now. Thread i (first-seen order) sorts

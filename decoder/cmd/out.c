@@ -107,24 +107,47 @@ void gd_out_i(struct gd_out *o, int64_t v)
     }
 }
 
+/* The length of the well-formed UTF-8 sequence at s[0] (of n bytes), from 2 to 4; 0 when there
+ * is none (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (s[0] > 0xf4 || len == 0 || len > n) return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xc0) != 0x80) return 0;
+    if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0;
+    if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))) return 0;
+    return len;
+}
+
 /* A trace's strings are bytes, not necessarily UTF-8 (Go does not check them), and the output
- * must parse whatever they hold: '"' and '\\' get a backslash, control characters and every
- * byte from 0x7f up become \u00XX one byte at a time. The result is ASCII and valid JSON for
- * any input; the cost is that a UTF-8 character of several bytes reads back as as many Latin-1
- * characters (report_page.c's jstr lets UTF-8 through instead: the page declares it). */
-void gd_out_json(struct gd_out *o, const char *s, size_t n)
+ * must parse whatever they hold. '"' and '\\' get a backslash and control characters become
+ * \u00XX; a well-formed UTF-8 character passes as it is, so a thread named in another script
+ * reads as named in Perfetto, `jq` or the report; a byte that starts no well-formed character
+ * becomes U+FFFD (\ufffd), as a browser or a strict JSON reader would show it, so the output
+ * is valid UTF-8 and valid JSON for any input. html: also '<', '>' and '&' as \u00XX, for JSON
+ * inside an HTML <script> element (report_page.c): a string from the trace can then end neither
+ * the element ("</script") nor start a comment ("<!--"); JSON.parse reads the same characters. */
+void gd_out_json(struct gd_out *o, const char *s, size_t n, int html)
 {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = u[i];
+        size_t seq = c >= 0x80 ? utf8_seq(u + i, n - i) : 0;
         if (c == '"' || c == '\\') {
             gd_out_c(o, '\\');
             gd_out_c(o, (char)c);
-        } else if (c < 0x20 || c >= 0x7f) {
+        } else if (c < 0x20 || c == 0x7f || (html && (c == '<' || c == '>' || c == '&'))) {
             char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             gd_out_n(o, e, 6);
-        } else {
+        } else if (c < 0x80) {
             gd_out_c(o, (char)c);
+        } else if (seq) {
+            gd_out_n(o, s + i, seq);
+            i += seq - 1;
+        } else {
+            gd_out_s(o, "\\ufffd");
         }
     }
 }

@@ -33,8 +33,10 @@ void gd_out_f(struct gd_out *o, const char *fmt, ...) __attribute__((format(prin
 /* Decimal integers, without printf. */
 void gd_out_u(struct gd_out *o, uint64_t v);
 void gd_out_i(struct gd_out *o, int64_t v);
-/* JSON string body (no quotes) with escapes; the bytes written are ASCII whatever s holds. */
-void gd_out_json(struct gd_out *o, const char *s, size_t n);
+/* JSON string body (no quotes) with escapes: valid JSON and valid UTF-8 whatever s holds
+ * (well-formed UTF-8 passes, other bytes >= 0x80 become U+FFFD); html: '<', '>' and '&'
+ * escaped too, for JSON inside an HTML <script> element. */
+void gd_out_json(struct gd_out *o, const char *s, size_t n, int html);
 
 /* n bytes of s (n at most the buffer's size), the C string s, the character c. */
 static inline void gd_out_n(struct gd_out *o, const char *s, size_t n)

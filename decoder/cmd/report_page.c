@@ -31,29 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string that is also safe inside <script>: quotes, backslashes, control characters
- * and '<' '>' '&' escaped; UTF-8 passes through. A script element's text ends at the first
- * "</script" whatever JSON thinks, and "<!--" changes how the HTML parser reads it: a thread
- * name or a stack from the trace (the program's strings) must be able to produce neither, and
- * \u003c is the same character to JSON.parse. UTF-8 stays as it is: the page declares
- * charset utf-8, so a thread named in another script reads as named (an invalid sequence
- * becomes U+FFFD in the browser, never a broken document). */
+/* A JSON string that is also safe inside <script> (gd_out_json's html form): a thread name or a
+ * stack from the trace (the program's strings) can neither end the element nor start an HTML
+ * comment; UTF-8 passes, the page declares charset utf-8. */
 static void jstr(struct gd_out *o, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     gd_out_c(o, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            gd_out_c(o, '\\');
-            gd_out_c(o, (char)c);
-        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            gd_out_n(o, e, 6);
-        } else {
-            gd_out_c(o, (char)c);
-        }
-    }
+    gd_out_json(o, s, n, 1);
     gd_out_c(o, '"');
 }
 

@@ -1,6 +1,7 @@
 /* test_decoder_core.c: unit tests of the decoder's building blocks: uvarints (Go's rules),
  * the hash map (including backward-shift deletion), error formatting, the reader and
- * ordering engine on hand-built byte traces, and whether a live file's process still runs.
+ * ordering engine on hand-built byte traces, whether a live file's process still runs, and
+ * the JSON strings of export and report.
  * Invariant: each test builds its own input. */
 #include <criterion/criterion.h>
 
@@ -8,6 +9,7 @@
 #include "hmap.h"
 #include "input.h"
 #include "live.h"
+#include "out.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -239,4 +241,41 @@ Test(live, a_pid_runs_the_file_only_if_it_started_before_the_tracer)
     h.pid = 0x7ffffff0; /* above any pid_max */
     h.began_ns = (uint64_t)now.tv_sec * 1000000000ull;
     cr_assert_not(gd_live_running(&l), "no such process");
+}
+
+/* The JSON text of s (n bytes) as gd_out_json writes it (html: the report's form). */
+static char *json_of(const char *s, size_t n, int html)
+{
+    char path[] = "/tmp/gt_json_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    unlink(path);
+    struct gd_out o;
+    cr_assert_eq(gd_out_init(&o, fd), 0);
+    gd_out_json(&o, s, n, html);
+    cr_assert_eq(gd_out_flush(&o), 0);
+    gd_out_free(&o);
+    static char buf[256];
+    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    cr_assert(got >= 0);
+    buf[got] = 0;
+    return buf;
+}
+
+#define JSON_OF(lit, html) json_of(lit, sizeof(lit) - 1, html)
+
+/* Well-formed UTF-8 passes (a thread named in another script reads as named in Perfetto), any
+ * other byte from 0x80 up is U+FFFD (overlong, surrogate, cut short, above U+10FFFF), and
+ * quotes, backslashes and control characters are escaped; the html form escapes < > & too. */
+Test(decoder_out, json_strings)
+{
+    cr_assert_str_eq(JSON_OF("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0),
+                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    cr_assert_str_eq(JSON_OF("a\"b\\c\n\x7f", 0), "a\\\"b\\\\c\\u000a\\u007f");
+    cr_assert_str_eq(JSON_OF("\xc0\xaf|\xed\xa0\x80|\xe2\x82|\xf4\x90\x80\x80|\xff", 0),
+                     "\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd|"
+                     "\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd");
+    cr_assert_str_eq(JSON_OF("</script>&", 1), "\\u003c/script\\u003e\\u0026");
+    cr_assert_str_eq(JSON_OF("</script>&", 0), "</script>&");
 }
