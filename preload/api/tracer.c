@@ -194,7 +194,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     struct gt_thread *t = p ? thread_alloc() : NULL;
     if (!t) {
         if (p) proc_put(p);
-        if (!gt_self) gen_fail("out of memory for thread state");
+        if (!gt_self) state_fail("out of memory for thread state");
         gt_internal = 0;
         errno = saved;
         return NULL;
@@ -216,7 +216,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     wr_begin(&w, t);
     first_events(&w, t, p, 1, named, is_main ? 0 : stk);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     cpuprof_thread_start(t);
     release(c);
     return t;
@@ -224,7 +224,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
 
 GOTRACE_API_FN void tr_main_start(void *main_fn)
 {
-    if (gt_internal || gt_self || !gen_on_acquire()) return;
+    if (gt_internal || gt_self || !state_tracing_acquire()) return;
     tr_adopt(main_fn);
 }
 
@@ -253,7 +253,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     WR_EMIT(&w, GO_EV_GO_CREATE, child->g, named, stk);
     atomic_store_explicit(&child->gword, word_make(w.gen, GO_G_RUNNABLE, 0), memory_order_release);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     release(c);
     return child;
 }
@@ -268,12 +268,12 @@ void tr_create_done(struct gt_thread *child, pthread_t handle)
 
 void tr_create_failed(struct gt_thread *child)
 {
-    uint64_t gen = gen_current();
+    uint64_t gen = state_gen();
     atomic_store(&child->gword, word_make(gen, GT_G_DEAD, 0));
     child->exit_gen = gen;
     atomic_store_explicit(&child->exited, 1, memory_order_release);
     atomic_store_explicit(&child->creating, 0, memory_order_release);
-    (void)gen_thread_ended();
+    (void)state_thread_ended();
 }
 
 /* The last events of t (inside the tracer for good): GoDestroy, ProcStop; it has exited. */
@@ -297,10 +297,10 @@ static void exit_events(struct gt_thread *t)
     t->exit_gen = w.gen;
     size_t held = t->stream[w.gen & 1].len; /* its last buffer is as good as full now */
     wr_end(&w);
-    gen_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + thread_held(t)); /* and its record */
+    state_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + thread_held(t)); /* and its record */
     proc_put(p);
     atomic_store_explicit(&t->exited, 1, memory_order_release);
-    if (gen_thread_ended()) gen_kick(); /* the last one: the flusher may be done */
+    if (state_thread_ended()) state_kick(); /* the last one: the flusher may be done */
 }
 
 /* Starts created thread t on the calling thread. A signal can reach the thread before this
@@ -328,7 +328,7 @@ GOTRACE_API_FN void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *)
     }
     struct gt_p *p = proc_get();
     if (!p) {
-        gen_fail("out of memory for proc state");
+        state_fail("out of memory for proc state");
         errno = saved;
         return start; /* t stays inside the tracer: untraced */
     }
@@ -550,7 +550,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
 void tr_tracer_log(const char *text)
 {
     static const char key[] = "gotrace.deadlock";
-    if (gt_self || !gen_on()) return;
+    if (gt_self || !state_tracing()) return;
     struct gt_p *p = proc_get();
     struct gt_thread *t = p ? thread_alloc() : NULL;
     if (!t) {
@@ -573,7 +573,7 @@ void tr_tracer_log(const char *text)
     wr_mark_str(&w, a[2]);
     wr_emit(&w, GO_EV_USER_LOG, 4, a);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     exit_events(t);
     gt_self = NULL;
 }

@@ -9,11 +9,11 @@
  * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
 #include "syncobj.h"
 
-#include "gen.h"
 #include "go_wire.h"
 #include "gt_live.h"
 #include "pages.h"
 #include "stack.h"
+#include "state.h"
 #include "strtab.h"
 #include "symbolize.h"
 
@@ -135,7 +135,7 @@ static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t
     unsigned par = (unsigned)(w->gen & 1);
     unsigned i = atomic_fetch_add_explicit(&rings[par].n, 1, memory_order_relaxed);
     if (i == RING / 2 && !atomic_exchange(&rings[par].kicked, 1))
-        gen_kick(); /* half full: end this generation soon */
+        state_kick(); /* half full: end this generation soon */
     if (i >= RING) return;
     struct rec *r = &recs[par][i];
     r->type = type;
