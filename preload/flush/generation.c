@@ -22,6 +22,7 @@
 #include "strtab.h"
 #include "symbolize.h"
 #include "syncobj.h"
+#include "syncobj_encode.h"
 #include "thread.h"
 
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
 {
     const struct visit *v = ctx;
     char text[GO_MAX_STRING_LEN];
-    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj.h) */
+    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj_encode.h) */
     if (n >= 0) s = text, len = (size_t)n;
     if (id) enc_string(&G.out, v->file, id, s, len);
 }
