@@ -14,6 +14,7 @@
 #include "hang.h"
 #include "log.h"
 #include "plainlock.h"
+#include "regions.h"
 #include "syncobj.h"
 #include "writer.h"
 
@@ -543,6 +544,40 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     wr_end(&w);
     release(c);
     return 1;
+}
+
+GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)
+{
+    if (!regions_begin(&self->regions)) {
+        gt_warn_once(warned_deep,
+                     "more than %d nested regions on one thread: the deeper ones are "
+                     "left out of the trace",
+                     GT_REGION_MAX);
+        return;
+    }
+    uint64_t args[] = {task, name};
+    if (tr_user_event(self, GO_EV_USER_REGION_BEGIN, 2, args, 1u << 1))
+        regions_push(&self->regions, task, name);
+}
+
+GOTRACE_API_FN void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name,
+                                  const char *text)
+{
+    uint64_t args[] = {task, name};
+    switch (regions_end(&self->regions, task, name)) {
+    case REGION_END_MATCH:
+        if (tr_user_event(self, GO_EV_USER_REGION_END, 2, args, 1u << 1))
+            regions_pop(&self->regions);
+        break;
+    case REGION_END_MISMATCH:
+        gt_warn_once(warned_mismatch,
+                     "gotrace_region_end(%llu, \"%.64s\") does not end the thread's innermost "
+                     "open region: left out of the trace (so are later mismatched ends)",
+                     (unsigned long long)task, text ? text : "");
+        break;
+    case REGION_END_LOST:
+        break;
+    }
 }
 
 /* The tracer's own goroutine, on the calling thread (the flusher), for one log: it is created,
