@@ -116,7 +116,7 @@ struct gt_live_head {
     uint64_t out_dev, out_ino;    /* output.c */
     uint64_t out_size, out_gens;  /* output.c: bytes and generations of it that are whole */
     uint64_t gen_written;         /* generation.c: the last generation written (or empty) */
-    uint64_t gen_current;         /* gen.c: the generation being written */
+    uint64_t gen_current;         /* state.c: the generation being written */
     uint64_t mless[2];            /* generation.c: struct gt_live_mless by parity */
     uint64_t registry;            /* thread.c: the first registered thread (0: none) */
     struct gt_live_set strings;   /* strtab.c (intern.c) */

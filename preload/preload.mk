@@ -3,13 +3,15 @@
 #   util/ -> stack/ -> buffers/ -> writer/ -> flush/ -> api/ -> hooks/
 # A file sees the headers of its own layer and of the layers below it, never above: each
 # folder is compiled with -I for itself and the folders to its left only, so a wrong-way
-# include does not build (scripts/check_layers.sh also checks that no modules include each
-# other in a circle). hooks/ holds the interposed functions and entry.c the library's
+# include does not build (scripts/check_layers.py, run by `make test`, also names the offending
+# line, and checks that no modules include each other in a circle, that no header shadows a
+# system header, that hooks use no struct gt_thread field and that README's map names every
+# file). hooks/ holds the interposed functions and entry.c the library's
 # constructor/destructor; every other file is part of the core archive that the unit tests link
 # against (so linking it never starts a tracer).
 # EXTRA_CFLAGS/EXTRA_LDFLAGS (make test-sanitize: a sanitizer) apply to every object except the
 # sources listed in EXTRA_CFLAGS_SKIP. DEBUG=1 compiles the invariant checks in (GT_ASSERT,
-# util/assert.h); the sanitizer builds always do.
+# util/invariant.h); the sanitizer builds always do.
 PRELOAD_LAYERS := util stack buffers writer flush api hooks
 # common/demangle.c is shared with the decoder (one demangler); it is built into the core here.
 PRELOAD_SRCS   := $(foreach l,$(PRELOAD_LAYERS),$(wildcard preload/$(l)/*.c)) common/demangle.c

@@ -140,7 +140,7 @@ int main(void)
     close(fd);
     setenv("GOTRACE_OUT", path, 1);
     tr_init();
-    if (!gen_on()) {
+    if (!state_tracing()) {
         fprintf(stderr, "bench_events: the tracer did not start\n");
         return 1;
     }

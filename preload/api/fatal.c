@@ -2,9 +2,9 @@
 #include "fatal.h"
 
 #include "flusher.h"
-#include "gen.h"
 #include "pages.h"
 #include "real.h"
+#include "state.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -84,7 +84,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     if (getpid() == S.pid && atomic_load(&S.owned[sig])) {
         if (atomic_exchange(&S.dying, 1) == 0) {
             gt_internal++; /* this thread works for the tracer from here */
-            gen_stop();    /* the others stop at their next hook (tr_current_slow) */
+            state_stop();  /* the others stop at their next hook (tr_current_slow) */
             flusher_final_within(FATAL_WAIT_MS);
         } else if (!gt_internal) {
             fatal_park(); /* another thread writes, then ends the process */

@@ -73,7 +73,7 @@ void tr_child_reaped(pid_t pid)
 static void fork_prepare(void)
 {
     struct gt_thread *t = gt_self;
-    fork_traced = gen_on() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+    fork_traced = state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
     gt_internal++;
     if (!fork_traced) return;
     flusher_fork_prepare();
@@ -121,7 +121,7 @@ static void fork_child(void)
     struct gt_thread *t = gt_self;
     if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
     gt_self = NULL;
-    gen_fork_child(); /* nothing of the parent's current generation is written */
+    state_fork_child(); /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
     selfcost_fork_child();                /* the child reports its own time, not its parent's */
     static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
@@ -139,7 +139,7 @@ static void fork_child(void)
     }
     fence_init(); /* single-threaded here: the mode may change */
     if (flusher_fork_child(path) != 0) {
-        gen_stop();
+        state_stop();
         arena_complete();
     }
     gt_internal--;
@@ -221,7 +221,7 @@ void tr_init(void)
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
              cfg.stacks ? "on" : "off", clock_name());
-    gen_start((size_t)cfg.flush_mb << 20);
+    state_start((size_t)cfg.flush_mb << 20);
     goto done;
 fail:
     arena_complete(); /* nothing to recover: untraced */
@@ -250,7 +250,7 @@ static void as_tracer(void (*op)(void))
 static int may_flush(void)
 {
     struct gt_thread *t = gt_self;
-    return gen_on() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+    return state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
 }
 
 void tr_flush_now(void)
@@ -328,9 +328,9 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
 {
     if (gt_internal) return NULL;
     if (fatal_dying() && tr_in_own_process()) fatal_park(); /* the process ends meanwhile */
-    if (!gen_on_acquire()) {
+    if (!state_tracing_acquire()) {
         tr_init();
-        if (!gen_on_acquire()) return NULL;
+        if (!state_tracing_acquire()) return NULL;
     }
     if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
     if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */

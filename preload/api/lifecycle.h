@@ -9,7 +9,7 @@
  * parent's state and must not write it. */
 #ifndef GOTRACE_LIFECYCLE_H
 #define GOTRACE_LIFECYCLE_H
-#include "gen.h"
+#include "state.h"
 #include "thread.h"
 
 #include <stddef.h>
@@ -21,7 +21,7 @@ __attribute__((cold)) struct gt_thread *tr_current_slow(void);
 static inline __attribute__((always_inline)) struct gt_thread *tr_current(void)
 {
     struct gt_thread *t = gt_self;
-    if (__builtin_expect(t && !t->depth && gen_on() &&
+    if (__builtin_expect(t && !t->depth && state_tracing() &&
                              !atomic_load_explicit(&t->exited, memory_order_relaxed),
                          1))
         return t;

@@ -14,6 +14,7 @@
 #include "hang.h"
 #include "log.h"
 #include "plainlock.h"
+#include "regions.h"
 #include "syncobj.h"
 #include "writer.h"
 
@@ -194,7 +195,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     struct gt_thread *t = p ? thread_alloc() : NULL;
     if (!t) {
         if (p) proc_put(p);
-        if (!gt_self) gen_fail("out of memory for thread state");
+        if (!gt_self) state_fail("out of memory for thread state");
         gt_internal = 0;
         errno = saved;
         return NULL;
@@ -216,7 +217,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     wr_begin(&w, t);
     first_events(&w, t, p, 1, named, is_main ? 0 : stk);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     cpuprof_thread_start(t);
     release(c);
     return t;
@@ -224,7 +225,7 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
 
 GOTRACE_API_FN void tr_main_start(void *main_fn)
 {
-    if (gt_internal || gt_self || !gen_on_acquire()) return;
+    if (gt_internal || gt_self || !state_tracing_acquire()) return;
     tr_adopt(main_fn);
 }
 
@@ -253,7 +254,7 @@ GOTRACE_API_FN struct gt_thread *tr_create_prepare(struct gt_thread *self, void 
     WR_EMIT(&w, GO_EV_GO_CREATE, child->g, named, stk);
     atomic_store_explicit(&child->gword, word_make(w.gen, GO_G_RUNNABLE, 0), memory_order_release);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     release(c);
     return child;
 }
@@ -268,12 +269,12 @@ void tr_create_done(struct gt_thread *child, pthread_t handle)
 
 void tr_create_failed(struct gt_thread *child)
 {
-    uint64_t gen = gen_current();
+    uint64_t gen = state_gen();
     atomic_store(&child->gword, word_make(gen, GT_G_DEAD, 0));
     child->exit_gen = gen;
     atomic_store_explicit(&child->exited, 1, memory_order_release);
     atomic_store_explicit(&child->creating, 0, memory_order_release);
-    (void)gen_thread_ended();
+    (void)state_thread_ended();
 }
 
 /* The last events of t (inside the tracer for good): GoDestroy, ProcStop; it has exited. */
@@ -297,10 +298,10 @@ static void exit_events(struct gt_thread *t)
     t->exit_gen = w.gen;
     size_t held = t->stream[w.gen & 1].len; /* its last buffer is as good as full now */
     wr_end(&w);
-    gen_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + thread_held(t)); /* and its record */
+    state_note_full(w.gen, ((held + 4095) & ~(size_t)4095) + thread_held(t)); /* and its record */
     proc_put(p);
     atomic_store_explicit(&t->exited, 1, memory_order_release);
-    if (gen_thread_ended()) gen_kick(); /* the last one: the flusher may be done */
+    if (state_thread_ended()) state_kick(); /* the last one: the flusher may be done */
 }
 
 /* Starts created thread t on the calling thread. A signal can reach the thread before this
@@ -328,7 +329,7 @@ GOTRACE_API_FN void *(*tr_thread_start(struct gt_thread *t, void **arg))(void *)
     }
     struct gt_p *p = proc_get();
     if (!p) {
-        gen_fail("out of memory for proc state");
+        state_fail("out of memory for proc state");
         errno = saved;
         return start; /* t stays inside the tracer: untraced */
     }
@@ -545,12 +546,46 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     return 1;
 }
 
+GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)
+{
+    if (!regions_begin(&self->regions)) {
+        gt_warn_once(warned_deep,
+                     "more than %d nested regions on one thread: the deeper ones are "
+                     "left out of the trace",
+                     GT_REGION_MAX);
+        return;
+    }
+    uint64_t args[] = {task, name};
+    if (tr_user_event(self, GO_EV_USER_REGION_BEGIN, 2, args, 1u << 1))
+        regions_push(&self->regions, task, name);
+}
+
+GOTRACE_API_FN void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name,
+                                  const char *text)
+{
+    uint64_t args[] = {task, name};
+    switch (regions_end(&self->regions, task, name)) {
+    case REGION_END_MATCH:
+        if (tr_user_event(self, GO_EV_USER_REGION_END, 2, args, 1u << 1))
+            regions_pop(&self->regions);
+        break;
+    case REGION_END_MISMATCH:
+        gt_warn_once(warned_mismatch,
+                     "gotrace_region_end(%llu, \"%.64s\") does not end the thread's innermost "
+                     "open region: left out of the trace (so are later mismatched ends)",
+                     (unsigned long long)task, text ? text : "");
+        break;
+    case REGION_END_LOST:
+        break;
+    }
+}
+
 /* The tracer's own goroutine, on the calling thread (the flusher), for one log: it is created,
  * starts, logs, and ends at once (docs/go-trace-format.md 6.2: a thread first seen). */
 void tr_tracer_log(const char *text)
 {
     static const char key[] = "gotrace.deadlock";
-    if (gt_self || !gen_on()) return;
+    if (gt_self || !state_tracing()) return;
     struct gt_p *p = proc_get();
     struct gt_thread *t = p ? thread_alloc() : NULL;
     if (!t) {
@@ -573,7 +608,7 @@ void tr_tracer_log(const char *text)
     wr_mark_str(&w, a[2]);
     wr_emit(&w, GO_EV_USER_LOG, 4, a);
     wr_end(&w);
-    gen_thread_started();
+    state_thread_started();
     exit_events(t);
     gt_self = NULL;
 }

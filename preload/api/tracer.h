@@ -19,9 +19,11 @@
  * (a buffer filling takes the pool lock); calls made while the thread is inside the tracer, not
  * Running (a signal handler interrupting a wait or a syscall), or untraced return without
  * emitting; tr_block/tr_syscall_begin return 0 then, and the caller must skip the matching
- * tr_unblock/tr_syscall_end bookkeeping. */
+ * tr_unblock/tr_syscall_end bookkeeping. A function of a hook's own between the program and the
+ * API whose frame must not show in stacks carries GOTRACE_API_FN (stack.h, included here). */
 #ifndef GOTRACE_TRACER_H
 #define GOTRACE_TRACER_H
+#include "stack.h"
 #include "thread.h"
 
 #include <stddef.h>
@@ -116,15 +118,17 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 int tr_syscall_begin(struct gt_thread *self);
 void tr_syscall_end(struct gt_thread *self);
 
-/* Annotations (hooks/annotations.c): one user event (UserTaskBegin/End, UserRegionBegin/End,
- * UserLog) with args followed by the caller's stack; bit i of strs marks args[i] as a string
- * id. 1 if written, 0 if the thread is not Running (nothing written). */
+/* Annotations (hooks/annotations.c): one user event (UserTaskBegin/End, UserLog) with args
+ * followed by the caller's stack; bit i of strs marks args[i] as a string id. 1 if written, 0 if
+ * the thread is not Running (nothing written). */
 int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args, unsigned strs);
-/* The open user regions of the calling thread's record (annotations keep them). */
-static inline struct gt_regions *tr_regions(struct gt_thread *self)
-{
-    return &self->regions;
-}
+/* User regions: the begin or end of region name (a string id: tr_string) of task, a user event
+ * written only as self's stack of open regions allows (regions.h), so that a wrong end from the
+ * program never reaches the file: a begin past GT_REGION_MAX open regions (and then its end), or
+ * an end that is not the innermost open region's (text: its name, for the warning), is left
+ * out, with one warning a process for each of the two. */
+void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name);
+void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name, const char *text);
 /* The string id of s (at most max bytes; 0 for NULL or ""), interned by self as the tracer. */
 uint64_t tr_string(struct gt_thread *self, const char *s, size_t max);
 /* Thread names: th is named name (its first max bytes). The named thread writes it as a GoLabel

@@ -4,11 +4,11 @@
 #include "clock.h"
 #include "config.h"
 #include "event.h"
-#include "gen.h"
 #include "go_wire.h"
 #include "log.h"
 #include "pages.h"
 #include "real.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@ void flight_init(uint32_t window_s, uint32_t cap_mb, const char *path)
     L.cap = (size_t)cap_mb << 20;
     L.last_end_ns = gt_now_ns();
     snprintf(dump_base, sizeof dump_base, "%s", path);
-    if (L.on) gen_set_output_name(dump_base);
+    if (L.on) state_set_output_name(dump_base);
 }
 
 int flight_on(void)

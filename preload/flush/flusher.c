@@ -4,7 +4,6 @@
 #include "arena.h"
 #include "clock.h"
 #include "encode.h"
-#include "gen.h"
 #include "flight.h"
 #include "generation.h"
 #include "hang.h"
@@ -14,6 +13,7 @@
 #include "plainlock.h"
 #include "real.h"
 #include "stack.h"
+#include "state.h"
 #include "symbolize.h"
 #include "thread.h"
 
@@ -123,7 +123,7 @@ static void switch_locked(int final)
             generation_switch(at);
             if ((dump || atomic_load(&F.final_dump)) && flight_on()) (void)flight_dump();
             atomic_store(&F.stopped, 1);
-            gen_stop();
+            state_stop();
             arena_complete(); /* the trace is whole: nothing to recover */
         }
     }
@@ -138,8 +138,8 @@ static int round_work(uint32_t asked, uint64_t next)
     if (serve && atomic_load(&F.final_asked)) return 2;
     /* A size request counts only for the generation it was made in: threads that found the
      * old one full between its switch's start and its end ask nothing more. */
-    int kicked = gen_take_kick();
-    return kicked || gen_full_due() || serve || atomic_load(&F.dumps) || gt_now_ns() >= next;
+    int kicked = state_take_kick();
+    return kicked || state_full_due() || serve || atomic_load(&F.dumps) || gt_now_ns() >= next;
 }
 
 /* A capture asked for libunwind (stack.h): loaded here, under the output lock, so that no fork
@@ -163,13 +163,13 @@ static void *flusher_main(void *arg)
     clock_allow_tsc(); /* threads: off their event paths, in parallel with them (clock.h) */
     uint64_t next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
-        int idle = gen_live() == 0;
+        int idle = state_live() == 0;
         uint64_t now = gt_now_ns();
         if (now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;
-            gen_wait(hang_wait_ms(idle && left_ms > 20 ? 20 : (uint32_t)left_ms));
+            state_wait(hang_wait_ms(idle && left_ms > 20 ? 20 : (uint32_t)left_ms));
         }
-        gen_take_wake(); /* what wakes it from now on is seen in the next round */
+        state_take_wake(); /* what wakes it from now on is seen in the next round */
         uint32_t asked = atomic_load(&F.asked);
         if (asked == atomic_load(&F.served) && idle && only_thread_left()) {
             /* Every application thread has ended (main called pthread_exit): glibc would now
@@ -177,7 +177,7 @@ static void *flusher_main(void *arg)
             flusher_final();
             exit(0);
         }
-        if (hang_round()) gen_kick(); /* a deadlock was reported: write it now */
+        if (hang_round()) state_kick(); /* a deadlock was reported: write it now */
         load_unwinder();
         int work = round_work(asked, next);
         if (!work) continue;
@@ -238,7 +238,7 @@ static void lazy_poll(void)
 {
     if (!atomic_load_explicit(&F.lazy, memory_order_relaxed)) return;
     uint64_t now = gt_now_ns();
-    if ((now < F.lazy_due && !gen_full_due()) || now < F.lazy_next) return;
+    if ((now < F.lazy_due && !state_full_due()) || now < F.lazy_next) return;
     F.lazy_next = now + 10000000ull; /* one look per 10 ms at most */
     sigset_t cur;
     if (pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0) return;
@@ -250,9 +250,9 @@ static void lazy_poll(void)
 void flusher_need_thread(void)
 {
     if (!atomic_exchange(&F.lazy, 0)) return;
-    gen_set_lazy_poll(NULL);
+    state_set_lazy_poll(NULL);
     gt_debug("the program runs more than one thread now: the flusher thread starts");
-    if (start_thread() != 0) gen_fail(NULL); /* its message said it */
+    if (start_thread() != 0) state_fail(NULL); /* its message said it */
 }
 
 int flusher_lazy(void)
@@ -264,7 +264,7 @@ int flusher_lazy(void)
 static void child_write(void)
 {
     switch_locked(1);
-    _exit(gen_failed() ? 1 : 0);
+    _exit(state_failed() ? 1 : 0);
 }
 
 #define CHILD_STACK ((size_t)1 << 20)
@@ -325,7 +325,7 @@ static int start_lazily(void)
     F.lazy_due = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
     F.lazy_next = 0;
     atomic_store(&F.lazy, 1);
-    gen_set_lazy_poll(lazy_poll);
+    state_set_lazy_poll(lazy_poll);
     return 0;
 }
 
@@ -354,7 +354,7 @@ static int flusher_ask(int last, uint32_t wait_ms)
     if (!atomic_load(&F.running) || on_flusher) return 0;
     if (last) atomic_store(&F.final_asked, 1);
     uint32_t mine = atomic_fetch_add(&F.asked, 1) + 1;
-    gen_kick();
+    state_kick();
     uint64_t end = gt_now_ns() + wait_ms * 1000000ull, now;
     for (;;) {
         uint32_t served = atomic_load(&F.served);
@@ -385,7 +385,7 @@ void flusher_final(void)
                                   ended untraced before a signal sent now */
     if (flusher_ask(1, ASK_WAIT_MS) != 0) return;
     switch_locked(1);
-    gen_kick();
+    state_kick();
 }
 
 int flusher_final_within(uint32_t ms)
@@ -399,7 +399,7 @@ int flusher_final_within(uint32_t ms)
 void flusher_flight_request(void)
 {
     atomic_store(&F.dumps, 1);
-    gen_kick();
+    state_kick();
 }
 
 int flusher_flight_dump(void)
@@ -432,10 +432,10 @@ int flusher_fork_child(const char *path)
     output_unlock();
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
     atomic_store(&F.lazy, 0);
-    gen_set_lazy_poll(NULL);
+    state_set_lazy_poll(NULL);
     if (!path) {
         atomic_store(&F.stopped, 1);
-        gen_stop();
+        state_stop();
         return 0;
     }
     if (flight_on())

@@ -1,6 +1,6 @@
 /* flusher.h: the flusher thread and the writes other threads ask of it (Go's trace reader
  * goroutine). It switches the generation every period (sooner when the generation's full
- * buffers pass the configured size or a thread kicks it: gen.h) and writes the old one
+ * buffers pass the configured size or a thread kicks it: state.h) and writes the old one
  * (generation.h). The writes that other threads need now (exec, abort, dlclose, exit) are
  * asked of it (flusher_ask), since the asking thread may be in a signal handler that
  * interrupted malloc, and writing allocates. A program with one thread gets no flusher thread

@@ -8,9 +8,8 @@
 #include "cpuprof.h"
 #include "encode.h"
 #include "event.h"
-#include "flight.h"
 #include "fence.h"
-#include "gen.h"
+#include "flight.h"
 #include "go_wire.h"
 #include "invariant.h"
 #include "log.h"
@@ -18,10 +17,12 @@
 #include "output.h"
 #include "selfcost.h"
 #include "stack.h"
+#include "state.h"
 #include "status.h"
 #include "strtab.h"
 #include "symbolize.h"
 #include "syncobj.h"
+#include "syncobj_encode.h"
 #include "thread.h"
 
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static void prefix_emit(void *ctx, uint8_t type, int n, const uint64_t *args)
     size_t k = (size_t)(ev_encode(tmp, type, 0, n, args) - tmp);
     GT_ASSERT(*c->len + k <= GT_PREFIX_MAX); /* at most a G's and a P's status */
     if (*c->len + k > GT_PREFIX_MAX) {       /* a generation without it would not validate */
-        gen_fail("internal error: a thread's statuses do not fit its prefix");
+        state_fail("internal error: a thread's statuses do not fit its prefix");
         return;
     }
     memcpy(c->bytes + *c->len, tmp, k);
@@ -72,7 +73,7 @@ static void snap_one(struct gt_thread *t, void *ctx)
         size_t cap = G.capsnap ? G.capsnap * 2 : 256;
         struct gt_thread **s = realloc(G.snap, cap * sizeof *s);
         if (!s) {
-            gen_fail("out of memory while ending a generation");
+            state_fail("out of memory while ending a generation");
             return;
         }
         G.snap = s;
@@ -134,7 +135,7 @@ static void visit_string(void *ctx, uint64_t id, const char *s, size_t len)
 {
     const struct visit *v = ctx;
     char text[GO_MAX_STRING_LEN];
-    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj.h) */
+    int n = so_text(s, len, text, sizeof text); /* a sync object's name (syncobj_encode.h) */
     if (n >= 0) s = text, len = (size_t)n;
     if (id) enc_string(&G.out, v->file, id, s, len);
 }
@@ -234,7 +235,7 @@ static void write_generation(uint64_t gen)
     str_foreach_marked(gen, visit_string, &v);
     enc_struct_end(&G.out);
     if (ring || fg > 1) enc_frequency(&G.out, fg, GT_TICKS_PER_SEC); /* 1's: output.h */
-    if (gen_failed()) return;
+    if (state_failed()) return;
     if (ring)
         flight_keep(G.out.p, G.out.len);
     else if (output_write(G.out.p, G.out.len) == 0)
@@ -275,21 +276,21 @@ uint64_t generation_switch(uint64_t ts)
 {
     modules_record(); /* code loaded since the last switch, for recovery */
     if (!ts) ts = gt_now();
-    uint64_t n = gen_advance();
+    uint64_t n = state_advance();
     if (fence_sync() < 0) { /* cannot tell which threads still write generation n */
-        gen_fail("membarrier failed; cannot end a generation safely");
+        state_fail("membarrier failed; cannot end a generation safely");
         return ts;
     }
     G.nsnap = 0;
     thread_foreach(snap_one, NULL);
     for (size_t i = 0; i < G.nsnap; i++)
         if (wait_section(G.snap[i]) < 0) {
-            gen_fail("a thread stayed inside the tracer for 2 s (interrupted by a signal "
-                     "handler that never returned?)");
+            state_fail("a thread stayed inside the tracer for 2 s (interrupted by a signal "
+                       "handler that never returned?)");
             return ts;
         }
     claim_statuses(n + 1, ts);
-    if (!gen_failed()) write_generation(n);
+    if (!state_failed()) write_generation(n);
     release_generation(n);
     return ts;
 }
@@ -305,7 +306,7 @@ void generation_fork_child(void)
     G.mless[0].len = G.mless[1].len = 0;
     struct gt_live_head *h = arena_head();
     if (h) { /* the parent's generations are not the child's */
-        h->gen_written = gen_current() - 1;
+        h->gen_written = state_gen() - 1;
         h->mless[0] = h->mless[1] = 0;
     }
     so_fork_child(); /* the parent's holder and release records are not the child's */

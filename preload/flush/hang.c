@@ -7,7 +7,7 @@
 #include "stack.h"
 #include "strtab.h"
 #include "symbolize.h"
-#include "syncobj.h"
+#include "syncobj_encode.h"
 #include "thread.h"
 
 #include <stdio.h>

@@ -6,13 +6,13 @@
 #include "config.h"
 #include "event.h"
 #include "fds.h"
-#include "gen.h"
 #include "go_wire.h"
 #include "invariant.h"
 #include "log.h"
 #include "pages.h"
 #include "real.h"
 #include "spinlock.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,7 +119,7 @@ static void reset(const char *path)
     O.good_size = 0;
     O.dev = 0;
     O.ino = 0;
-    gen_set_output_name(O.path);
+    state_set_output_name(O.path);
     struct gt_live_head *h = arena_head();
     if (!h) return;
     h->out_dev = h->out_ino = 0;
@@ -235,7 +235,7 @@ int output_write(const uint8_t *p, size_t n)
     if (O.fd >= 0 && !output_intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
         O.fd = -1;
-        gen_fail(NULL);
+        state_fail(NULL);
         gt_log("the program closed or replaced the descriptor of %s behind the tracer's back "
                "(a raw system call); tracing stops, the file keeps %llu complete generation(s)",
                O.path, (unsigned long long)O.generations);
@@ -245,7 +245,7 @@ int output_write(const uint8_t *p, size_t n)
         int e = errno;
         if (ftruncate(O.fd, O.good_size) < 0) { /* keep what was whole; nothing else to do */
         }
-        gen_fail(NULL);
+        state_fail(NULL);
         gt_log("cannot write %s: %s; tracing stops, the file keeps %llu complete generation(s)",
                O.path, strerror(e), (unsigned long long)O.generations);
         return -1;

@@ -1,19 +1,16 @@
 /* annotations.c: the public annotations API (include/gotrace.h: Go's user tasks, regions and
- * logs) and thread names. Ids, strings and the region stack are handled here; tracer.c writes
- * the events (tr_user_event, tr_set_name). Conventions: docs/annotations.md.
+ * logs) and thread names. Task ids and strings are handled here; tracer.c keeps the region
+ * stack and writes the events (tr_user_event, tr_region_begin/end, tr_set_name). Conventions:
+ * docs/annotations.md.
  * Invariants: the exported gotrace_impl_* functions are the only symbols of the library meant
  * for programs; they are GOTRACE_API_FN, so the stack of each event starts in the program's
  * caller; each preserves errno and is a no-op for a caller that may not emit (untraced, inside
- * the tracer); the per-thread region stack only ever holds regions whose begin was written
- * (regions.h), so a wrong end from the program is dropped, never written. Task ids come from
- * one atomic counter and are never 0 or UINT64_MAX. */
+ * the tracer); a wrong region end from the program is dropped, never written (tracer.h). Task
+ * ids come from one atomic counter and are never 0 or UINT64_MAX. */
 #include "annotations.h"
 
 #include "go_wire.h"
 #include "hooks.h"
-#include "log.h"
-#include "regions.h"
-#include "stack.h"
 
 #include <errno.h>
 #include <string.h>
@@ -45,38 +42,13 @@ API_EXPORT void gotrace_impl_task_end(uint64_t task)
 API_EXPORT void gotrace_impl_region_begin(uint64_t task, const char *name)
 {
     struct gt_thread *self = tr_current();
-    if (!self) return;
-    uint64_t args[] = {task, tr_string(self, name, GO_MAX_STRING_LEN)};
-    if (!regions_begin(tr_regions(self))) {
-        gt_warn_once(warned_deep,
-                     "more than %d nested regions on one thread: the deeper ones are "
-                     "left out of the trace",
-                     GT_REGION_MAX);
-        return;
-    }
-    if (tr_user_event(self, GO_EV_USER_REGION_BEGIN, 2, args, 1u << 1))
-        regions_push(tr_regions(self), task, args[1]);
+    if (self) tr_region_begin(self, task, tr_string(self, name, GO_MAX_STRING_LEN));
 }
 
 API_EXPORT void gotrace_impl_region_end(uint64_t task, const char *name)
 {
     struct gt_thread *self = tr_current();
-    if (!self) return;
-    uint64_t args[] = {task, tr_string(self, name, GO_MAX_STRING_LEN)};
-    switch (regions_end(tr_regions(self), task, args[1])) {
-    case REGION_END_MATCH:
-        if (tr_user_event(self, GO_EV_USER_REGION_END, 2, args, 1u << 1))
-            regions_pop(tr_regions(self));
-        break;
-    case REGION_END_MISMATCH:
-        gt_warn_once(warned_mismatch,
-                     "gotrace_region_end(%llu, \"%.64s\") does not end the thread's innermost "
-                     "open region: left out of the trace (so are later mismatched ends)",
-                     (unsigned long long)task, name ? name : "");
-        break;
-    case REGION_END_LOST:
-        break;
-    }
+    if (self) tr_region_end(self, task, tr_string(self, name, GO_MAX_STRING_LEN), name);
 }
 
 API_EXPORT void gotrace_impl_log(uint64_t task, const char *category, const char *message)

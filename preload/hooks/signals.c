@@ -8,34 +8,30 @@
  * untouched to the real function (same result, same errno); signal(sig, h) for them behaves as
  * glibc's (BSD semantics: SA_RESTART, the signal blocked in its handler). sigset, sysv_signal
  * and bsd_signal are not interposed (docs/annotations.md). Also sigaltstack, untouched: the
- * stack module learns where captures must not walk. */
-#include "cpuprof.h"
-#include "fatal.h"
+ * stack module learns where captures must not walk. The owners are reached through sigown.h. */
 #include "hooks.h"
 #include "real.h"
-#include "stack.h"
+#include "sigown.h"
 
 #include <signal.h>
 
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int r;
-    if (sig == SIGPROF && cpuprof_sigaction(act, old, &r)) return r;
-    if (fatal_sigaction(sig, act, old, &r)) return r;
-    return REAL(sigaction)(sig, act, old);
+    return sigown_sigaction(sig, act, old, &r) ? r : REAL(sigaction)(sig, act, old);
 }
 
-/* The alternate signal stack the calling thread's handlers run on: no capture there (stack.h). */
+/* The alternate signal stack the calling thread's handlers run on: no capture there (sigown.h). */
 EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
     int r = REAL(sigaltstack)(ss, old);
-    if (r == 0 && ss) stack_set_altstack(ss);
+    if (r == 0 && ss) sigown_altstack(ss);
     return r;
 }
 
 EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-    if (sig != SIGPROF && !fatal_handles(sig, handler)) return REAL(signal)(sig, handler);
+    if (!sigown_handles(sig, handler)) return REAL(signal)(sig, handler);
     struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, sig);

@@ -34,9 +34,9 @@ int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
  * a real pc, once per generation (its cache entry remembers the last; generations only grow,
  * in a forked child too). */
 int sym_lookup_for(uintptr_t pc, uint64_t gen, struct sym_frame *out, int max);
-/* The wire form of frames, given by the flusher before its first lookup (the encoding is the
- * writer's): encode writes f[0..n) into out, at most n * SYM_MAX_WIRE_FRAME bytes, and returns
- * the length. Every pc resolved from then on keeps its frames in that form too
+/* The wire form of frames, given by the flusher before its first lookup (its encoding,
+ * encode.h's enc_frames): encode writes f[0..n) into out, at most n * SYM_MAX_WIRE_FRAME bytes, and
+ * returns the length. Every pc resolved from then on keeps its frames in that form too
  * (sym_encoded_for), valid as long as its cached frames are, since their string ids never
  * change. */
 void sym_set_encoding(size_t (*encode)(uint8_t *out, const struct sym_frame *f, int n));

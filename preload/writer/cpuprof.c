@@ -12,9 +12,9 @@
 #include "clock.h"
 #include "log.h"
 #include "real.h"
-#include "gen.h"
 #include "section.h"
 #include "stack.h"
+#include "state.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -72,7 +72,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
     uint64_t stk = stack_capture_interrupted(&at);
     struct gt_p *p = atomic_load_explicit(&t->p, memory_order_relaxed);
     sect_enter(&t->seq); /* as the writer's sections (writer.h) */
-    uint64_t gen = gen_current();
+    uint64_t gen = state_gen();
     struct ring *r = &pr->ring[gen & 1];
     if (r->n < RING_SAMPLES) {
         stack_mark(stk, gen);

@@ -1,4 +1,4 @@
-/* syncobj.c: sync objects' names and the holder/release records. See syncobj.h.
+/* syncobj.c: the sync-object table and the holder/release records. See syncobj.h.
  * The object table is open addressing over the object's address, a window of PROBE slots, in
  * levels of one array (2^FIRST_LOG slots, then twice as many each, up to 2^LAST_LOG), so that
  * a process with few objects touches few pages: an object is looked for in every level up to
@@ -9,11 +9,11 @@
  * the bytes {PLACEHOLDER_TAG, base reason id (8), address (8)}. */
 #include "syncobj.h"
 
-#include "gen.h"
 #include "go_wire.h"
 #include "gt_live.h"
 #include "pages.h"
 #include "stack.h"
+#include "state.h"
 #include "strtab.h"
 #include "symbolize.h"
 
@@ -32,19 +32,14 @@ struct slot {
     _Atomic uintptr_t addr;
     _Atomic uintptr_t init_pc; /* pthread_*_init's caller, 0 unknown */
     _Atomic uint64_t wait_stk; /* the stack of its first wait, 0 none yet */
-    _Atomic uint64_t name;     /* flusher: its static name's string id, NOT_STATIC, 0 unknown */
+    _Atomic uint64_t name;     /* the flusher's name word (so_set_name), 0 unset */
     atomic_uint named;         /* counted in named_objects: 1 named, 2 beyond the budget */
 };
 static atomic_uint named_objects;
-#define NOT_STATIC UINT64_MAX
 static struct slot slots[(2u << LAST_LOG) - (1u << FIRST_LOG)] GT_BIG; /* the levels, in order */
 static _Atomic unsigned top_log = FIRST_LOG; /* the level objects claim slots in */
 
-struct rec {
-    uint8_t type;
-    uint64_t ts, m, addr, a, b;
-};
-static struct rec recs[2][RING] GT_BIG; /* a ring per generation parity */
+static struct so_rec recs[2][RING] GT_BIG; /* a ring per generation parity */
 static struct {
     atomic_uint n; /* records claimed (may pass RING: those are dropped) */
     atomic_int kicked;
@@ -135,9 +130,9 @@ static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t
     unsigned par = (unsigned)(w->gen & 1);
     unsigned i = atomic_fetch_add_explicit(&rings[par].n, 1, memory_order_relaxed);
     if (i == RING / 2 && !atomic_exchange(&rings[par].kicked, 1))
-        gen_kick(); /* half full: end this generation soon */
+        state_kick(); /* half full: end this generation soon */
     if (i >= RING) return;
-    struct rec *r = &recs[par][i];
+    struct so_rec *r = &recs[par][i];
     r->type = type;
     r->ts = w->ts ? w->ts : gt_now();
     r->m = (uint64_t)atomic_load_explicit(&w->t->tid, memory_order_relaxed);
@@ -160,61 +155,7 @@ void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk)
     record(w, GT_SYNC_RELEASE, addr, stk, 0);
 }
 
-/* The text of string id (NULL if unknown). */
-static const char *text_of(uint64_t id)
-{
-    size_t len;
-    return id ? str_get(id, &len) : NULL;
-}
-
-/* "func (file:line)" of return address pc into buf. */
-static int site_text(uintptr_t pc, char *buf, size_t cap)
-{
-    struct sym_frame fr[8];
-    int n = sym_lookup(pc, fr, 8);
-    if (n < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
-    const struct sym_frame *f = &fr[0]; /* the call's own line (inlined frames follow) */
-    const char *fn = text_of(f->func_str), *file = text_of(f->file_str);
-    const char *base = file ? strrchr(file, '/') : NULL;
-    base = base ? base + 1 : file;
-    if (base && f->line)
-        return snprintf(buf, cap, "%s (%s:%llu)", fn ? fn : "?", base, (unsigned long long)f->line);
-    return snprintf(buf, cap, "%s", fn ? fn : "?");
-}
-
-/* The object's name (no reason) into buf; its length. */
-static int name_of(uintptr_t addr, char *buf, size_t cap)
-{
-    struct slot *s = slot_of(addr, CLAIM);
-    uint64_t st = atomic_load(&s->name);
-    if (!st) { /* once per object: the static name looks through the module's DWARF */
-        int k = sym_data(addr, buf, cap);
-        st = k > 0 ? str_intern(buf, (size_t)k) : 0;
-        atomic_store(&s->name, st ? st : NOT_STATIC);
-    }
-    const char *text = st && st != NOT_STATIC ? text_of(st) : NULL;
-    int n = text ? snprintf(buf, cap, "%s", text) : 0;
-    if (text) return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
-    uintptr_t init = atomic_load(&s->init_pc);
-    uint64_t stk = atomic_load(&s->wait_stk);
-    const uintptr_t *pcs;
-    int np = stk ? stack_pcs(stk, &pcs) : 0;
-    n = snprintf(buf, cap, "%#lx", (unsigned long)addr);
-    if (n < 0 || (size_t)n >= cap) return n < 0 ? 0 : (int)cap - 1;
-    const char *how = init ? " from " : np ? " first waited in " : "";
-    int k = snprintf(buf + n, cap - (size_t)n, "%s", how);
-    if (k > 0 && (size_t)(n + k) < cap) {
-        n += k;
-        if (init || np) /* the caller of pthread_*_init, or of the waiting call */
-            k = site_text(init ? init : pcs[np > 1 ? 1 : 0], buf + n, cap - (size_t)n);
-        else
-            k = 0;
-        if (k > 0) n += k;
-    }
-    return n >= (int)cap ? (int)cap - 1 : n;
-}
-
-static int placeholder(const char *s, size_t len, uint64_t *base, uintptr_t *addr)
+int so_placeholder(const char *s, size_t len, uint64_t *base, uintptr_t *addr)
 {
     if (len != PLACEHOLDER_LEN || (uint8_t)s[0] != PLACEHOLDER_TAG) return 0;
     memcpy(base, s + 1, 8);
@@ -222,15 +163,16 @@ static int placeholder(const char *s, size_t len, uint64_t *base, uintptr_t *add
     return 1;
 }
 
-int so_text(const char *s, size_t len, char *buf, size_t cap)
+struct so_object so_object_at(uintptr_t addr)
 {
-    uint64_t base;
-    uintptr_t addr;
-    if (!placeholder(s, len, &base, &addr)) return -1;
-    const char *b = text_of(base);
-    int n = snprintf(buf, cap, "%s ", b ? b : "sync:");
-    if (n < 0 || (size_t)n >= cap) return 0;
-    return n + name_of(addr, buf + n, cap - (size_t)n);
+    struct slot *s = slot_of(addr, CLAIM);
+    return (struct so_object){atomic_load(&s->init_pc), atomic_load(&s->wait_stk),
+                              atomic_load(&s->name)};
+}
+
+void so_set_name(uintptr_t addr, uint64_t name)
+{
+    atomic_store(&slot_of(addr, CLAIM)->name, name);
 }
 
 void so_forget_names(void)
@@ -243,38 +185,21 @@ void so_forget_names(void)
 
 void so_fork_child(void)
 {
-    for (int par = 0; par < 2; par++) {
-        atomic_store(&rings[par].n, 0);
-        atomic_store(&rings[par].kicked, 0);
-    }
+    so_drop_records(0);
+    so_drop_records(1);
 }
 
-void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
+const struct so_rec *so_records(uint64_t gen, unsigned *n)
 {
     unsigned par = (unsigned)(gen & 1);
-    unsigned n = atomic_load(&rings[par].n);
-    if (n > RING) n = RING;
-    static uint8_t payload[GO_MAX_BATCH_PAYLOAD] GT_BIG;
-    size_t len = 0;
-    for (unsigned i = 0; i <= n; i++) {
-        if (i == n || len + 7 * GO_MAX_UVARINT_LEN > sizeof payload) { /* flush the batch */
-            if (len) {
-                enc_put(out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
-                enc_uv(out, fg);
-                enc_uv(out, GO_NO_THREAD);
-                enc_uv(out, 0);
-                enc_uv(out, len);
-                enc_put(out, payload, len);
-            }
-            len = 0;
-            if (i == n) break;
-        }
-        const struct rec *r = &recs[par][i];
-        payload[len++] = r->type;
-        const uint64_t v[5] = {r->ts, r->m, r->addr, r->a, r->b};
-        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4); k++)
-            len = (size_t)(ev_put_uvarint(payload + len, v[k]) - payload);
-    }
+    *n = atomic_load(&rings[par].n);
+    if (*n > RING) *n = RING;
+    return recs[par];
+}
+
+void so_drop_records(uint64_t gen)
+{
+    unsigned par = (unsigned)(gen & 1);
     atomic_store(&rings[par].n, 0);
     atomic_store(&rings[par].kicked, 0);
 }

@@ -11,21 +11,21 @@ int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
     }
     struct gt_buf *nb = buf_get();
     if (!nb) {
-        gen_fail("out of memory for trace buffers");
+        state_fail("out of memory for trace buffers");
         return 0;
     }
     nb->base_ts = now;
     if (cur) {
         cur->len = st->len;
         stream_push_full(st, cur);
-        gen_note_full(gen, st->len);
+        state_note_full(gen, st->len);
     }
     st->len = 0;
     atomic_signal_fence(memory_order_release); /* a dead process's reader: buf.h */
     st->cur = nb;
     st->room = nb->ready - GT_EV_MAX + 1;
     st->last_ts = now;
-    gen_lazy_poll(); /* a program without a flusher thread yet (flusher.h) */
+    state_lazy_poll(); /* a program without a flusher thread yet (flusher.h) */
     return 1;
 }
 

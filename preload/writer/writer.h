@@ -19,10 +19,10 @@
 #include "buf.h"
 #include "clock.h"
 #include "event.h"
-#include "gen.h"
 #include "invariant.h"
 #include "section.h"
 #include "stack.h"
+#include "state.h"
 #include "status.h"
 #include "strtab.h"
 #include "thread.h"
@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w, 
     GT_ASSERT(t->depth > 0); /* events are written from inside the tracer only */
     sect_enter(&t->seq);
     w->t = t;
-    w->gen = gen_current(); /* ordered after the enter: section.h */
+    w->gen = state_gen(); /* ordered after the enter: section.h */
     w->ts = 0;
     w->st = &t->stream[w->gen & 1];
 }

@@ -5,8 +5,8 @@
  * SIGPROF handler stops sampling, gets its handler, and saw SIG_DFL before. */
 #include "cpuprof.h"
 #include "stack.h"
+#include "state.h"
 #include "strtab.h"
-#include "gen.h"
 #include "thread.h"
 
 #include <criterion/criterion.h>
@@ -54,8 +54,8 @@ static void setup(void)
     atomic_store(&me.tid, (int64_t)gettid());
     atomic_store(&me.p, &my_p);
     gt_self = &me;
-    while (gen_current() < 2)
-        gen_advance();
+    while (state_gen() < 2)
+        state_advance();
     cpuprof_init(1000);
     cpuprof_thread_start(&me);
 }
@@ -66,7 +66,7 @@ Test(cpuprof, samples_land_in_the_current_parity_and_drain_once)
 {
     cr_assert(cpuprof_enabled());
     burn(200);
-    gen_advance(); /* the switch: later samples go to the other ring */
+    state_advance(); /* the switch: later samples go to the other ring */
     burn(100);
     struct gt_thread *ts[] = {&me};
     static struct recs a, b, c;

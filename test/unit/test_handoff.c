@@ -64,7 +64,7 @@ static void handoff(int locked)
     char path[] = "/tmp/gotrace-handoff-XXXXXX";
     setenv("GOTRACE_PERIOD_MS", "10", 1);
     tracing_start(path);
-    cr_assert(gen_on(), "tracing started");
+    cr_assert(state_tracing(), "tracing started");
     if (locked) fence_asym = 0;
     cr_assert_not_null(tr_current(), "the test thread is traced: every switch has its status");
     pthread_t a, b;

@@ -126,7 +126,7 @@ Test(symbolize, lookup_for_marks_every_generation, .init = init, .fini = sym_fin
     cr_assert_eq(marked_for(44, f).seen[0], 0, "a generation that did not look it up");
 }
 
-/* A stand-in for the writer's encoding (encode.h): a frame as its four fields, 8 bytes each. */
+/* A stand-in for the flusher's encoding (encode.h): a frame as its four fields, 8 bytes each. */
 static size_t raw_frames(uint8_t *out, const struct sym_frame *f, int n)
 {
     for (int i = 0; i < n; i++) {

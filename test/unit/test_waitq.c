@@ -261,7 +261,7 @@ Test(waitq, released_wake_wakes_the_sole_waiter)
 {
     char path[] = "/tmp/gotrace-waitq-XXXXXX";
     tracing_start(path);
-    cr_assert(gen_on(), "tracing started");
+    cr_assert(state_tracing(), "tracing started");
     struct gt_thread *self = tr_current();
     cr_assert_not_null(self);
     unsigned stale = waitq_adds(&key);

@@ -1,5 +1,5 @@
-/* gen.c: the tracing state and the requests to the flusher. See gen.h for the invariants. */
-#include "gen.h"
+/* state.c: the tracing state and the requests to the flusher. See state.h for the invariants. */
+#include "state.h"
 
 #include "arena.h"
 #include "log.h"
@@ -9,9 +9,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-atomic_int gen__on;
-_Atomic uint64_t gen__current = 1;
-void (*_Atomic gen__lazy_poll)(void);
+atomic_int state__tracing;
+_Atomic uint64_t state__gen = 1;
+void (*_Atomic state__lazy_poll)(void);
 
 static struct {
     atomic_int live;
@@ -21,7 +21,7 @@ static struct {
     _Atomic size_t filled[2];  /* event bytes in full buffers, by generation parity */
     _Atomic uint64_t full_gen; /* the last generation whose full buffers passed flush_bytes */
     _Atomic uint32_t wake;     /* futex word: something for the flusher to look at */
-    atomic_int kicked;         /* gen_kick: switch now, whatever the generation */
+    atomic_int kicked;         /* state_kick: switch now, whatever the generation */
 } S;
 
 /* The generation for the reader of a killed process's file, stored before the generation
@@ -33,54 +33,54 @@ static void publish(uint64_t n)
     atomic_signal_fence(memory_order_seq_cst);
 }
 
-void gen_start(size_t flush_bytes)
+void state_start(size_t flush_bytes)
 {
     S.flush_bytes = flush_bytes;
-    publish(atomic_load(&gen__current));
-    atomic_store(&gen__on, 1);
+    publish(atomic_load(&state__gen));
+    atomic_store(&state__tracing, 1);
 }
 
-void gen_stop(void)
+void state_stop(void)
 {
-    atomic_store(&gen__on, 0);
+    atomic_store(&state__tracing, 0);
 }
 
-void gen_set_lazy_poll(void (*poll)(void))
+void state_set_lazy_poll(void (*poll)(void))
 {
-    atomic_store_explicit(&gen__lazy_poll, poll, memory_order_release);
+    atomic_store_explicit(&state__lazy_poll, poll, memory_order_release);
 }
 
-void gen_fail(const char *why)
+void state_fail(const char *why)
 {
-    atomic_store(&gen__on, 0);
+    atomic_store(&state__tracing, 0);
     arena_complete(); /* the file keeps what was written; no more to recover */
     if (!atomic_exchange(&S.failed, 1) && why)
         gt_log("%s; tracing stops, %s keeps the generations written so far", why,
                S.output ? S.output : "the trace");
 }
 
-int gen_failed(void)
+int state_failed(void)
 {
     return atomic_load(&S.failed);
 }
 
-void gen_set_output_name(const char *path)
+void state_set_output_name(const char *path)
 {
     S.output = path;
 }
 
-uint64_t gen_advance(void)
+uint64_t state_advance(void)
 {
-    uint64_t n = atomic_load(&gen__current);
+    uint64_t n = atomic_load(&state__gen);
     atomic_store_explicit(&S.filled[(n + 1) & 1], 0, memory_order_relaxed); /* n - 1 is over */
     publish(n + 1);
-    atomic_store_explicit(&gen__current, n + 1, memory_order_seq_cst);
+    atomic_store_explicit(&state__gen, n + 1, memory_order_seq_cst);
     return n;
 }
 
-void gen_fork_child(void)
+void state_fork_child(void)
 {
-    publish(atomic_fetch_add(&gen__current, 1) + 1);
+    publish(atomic_fetch_add(&state__gen, 1) + 1);
     atomic_store(&S.live, 0);
     atomic_store(&S.failed, 0);
     atomic_store(&S.wake, 0);
@@ -90,17 +90,17 @@ void gen_fork_child(void)
     atomic_store(&S.filled[1], 0);
 }
 
-void gen_thread_started(void)
+void state_thread_started(void)
 {
     atomic_fetch_add(&S.live, 1);
 }
 
-int gen_thread_ended(void)
+int state_thread_ended(void)
 {
     return atomic_fetch_sub(&S.live, 1) == 1;
 }
 
-int gen_live(void)
+int state_live(void)
 {
     return atomic_load(&S.live);
 }
@@ -111,41 +111,41 @@ static void wake_flusher(void)
     REAL(syscall)(SYS_futex, &S.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void gen_note_full(uint64_t gen, size_t bytes)
+void state_note_full(uint64_t gen, size_t bytes)
 {
     size_t sum = atomic_fetch_add_explicit(&S.filled[gen & 1], bytes, memory_order_relaxed) + bytes;
-    if (sum <= S.flush_bytes || gen != atomic_load_explicit(&gen__current, memory_order_relaxed))
+    if (sum <= S.flush_bytes || gen != atomic_load_explicit(&state__gen, memory_order_relaxed))
         return;
     uint64_t asked = atomic_load_explicit(&S.full_gen, memory_order_relaxed);
     if (asked < gen && atomic_compare_exchange_strong(&S.full_gen, &asked, gen))
         wake_flusher(); /* once per generation */
 }
 
-void gen_kick(void)
+void state_kick(void)
 {
     atomic_store(&S.kicked, 1);
     wake_flusher();
 }
 
 /* The tracer's own futex calls bypass the syscall hook (they are not the program's). */
-void gen_wait(uint32_t ms)
+void state_wait(uint32_t ms)
 {
     if (atomic_load(&S.wake)) return;
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     REAL(syscall)(SYS_futex, &S.wake, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
-void gen_take_wake(void)
+void state_take_wake(void)
 {
     atomic_store(&S.wake, 0); /* what sets it from now on is seen in the next round */
 }
 
-int gen_take_kick(void)
+int state_take_kick(void)
 {
     return atomic_exchange(&S.kicked, 0);
 }
 
-int gen_full_due(void)
+int state_full_due(void)
 {
-    return atomic_load(&S.full_gen) == atomic_load(&gen__current);
+    return atomic_load(&S.full_gen) == atomic_load(&state__gen);
 }

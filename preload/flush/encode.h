@@ -3,8 +3,8 @@
  * (stacks, strings, frequency, CPU samples), each behind an EventBatch header whose size is
  * patched when it ends.
  * Invariants: used by the flusher only (may allocate: never on the event path); allocation
- * failure stops tracing (gen_fail) and leaves the area short, never corrupt: the caller must
- * check gen_failed() before writing it out; a structural batch never exceeds
+ * failure stops tracing (state_fail) and leaves the area short, never corrupt: the caller must
+ * check state_failed() before writing it out; a structural batch never exceeds
  * GO_MAX_BATCH_PAYLOAD (enc_struct_room opens the next one first). */
 #ifndef GOTRACE_ENCODE_H
 #define GOTRACE_ENCODE_H

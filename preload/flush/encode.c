@@ -2,9 +2,9 @@
 #include "encode.h"
 
 #include "event.h"
-#include "gen.h"
 #include "go_wire.h"
 #include "invariant.h"
+#include "state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static int reserve(struct gt_bytes *b, size_t n)
         cap *= 2;
     uint8_t *p = realloc(b->p, cap);
     if (!p) {
-        gen_fail("out of memory while writing a generation");
+        state_fail("out of memory while writing a generation");
         return -1;
     }
     b->p = p;
@@ -67,7 +67,7 @@ void enc_struct_begin(struct gt_bytes *b, uint64_t gen, uint8_t kind)
 
 void enc_struct_end(struct gt_bytes *b)
 {
-    if (gen_failed()) return;
+    if (state_failed()) return;
     size_t size = b->len - b->batch - 3;
     GT_ASSERT(size <= GO_MAX_BATCH_PAYLOAD && size < (1u << 21)); /* fits its 3-byte size */
     uint8_t *p = b->p + b->batch;

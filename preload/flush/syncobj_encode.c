@@ -1,0 +1,109 @@
+/* syncobj_encode.c: sync objects' names and records, written by the flusher. See
+ * syncobj_encode.h. */
+#include "syncobj_encode.h"
+
+#include "event.h"
+#include "go_wire.h"
+#include "pages.h"
+#include "stack.h"
+#include "strtab.h"
+#include "symbolize.h"
+#include "syncobj.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOT_STATIC UINT64_MAX /* an object's name word: it has no static name */
+
+/* The text of string id (NULL if unknown). */
+static const char *text_of(uint64_t id)
+{
+    size_t len;
+    return id ? str_get(id, &len) : NULL;
+}
+
+/* "func (file:line)" of return address pc into buf. */
+static int site_text(uintptr_t pc, char *buf, size_t cap)
+{
+    struct sym_frame fr[8];
+    int n = sym_lookup(pc, fr, 8);
+    if (n < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
+    const struct sym_frame *f = &fr[0]; /* the call's own line (inlined frames follow) */
+    const char *fn = text_of(f->func_str), *file = text_of(f->file_str);
+    const char *base = file ? strrchr(file, '/') : NULL;
+    base = base ? base + 1 : file;
+    if (base && f->line)
+        return snprintf(buf, cap, "%s (%s:%llu)", fn ? fn : "?", base, (unsigned long long)f->line);
+    return snprintf(buf, cap, "%s", fn ? fn : "?");
+}
+
+/* The object's name (no reason) into buf; its length. */
+static int name_of(uintptr_t addr, char *buf, size_t cap)
+{
+    struct so_object o = so_object_at(addr);
+    uint64_t st = o.name;
+    if (!st) { /* once per object: the static name looks through the module's DWARF */
+        int k = sym_data(addr, buf, cap);
+        st = k > 0 ? str_intern(buf, (size_t)k) : 0;
+        so_set_name(addr, st ? st : NOT_STATIC);
+    }
+    const char *text = st && st != NOT_STATIC ? text_of(st) : NULL;
+    int n = text ? snprintf(buf, cap, "%s", text) : 0;
+    if (text) return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
+    uintptr_t init = o.init_pc;
+    uint64_t stk = o.wait_stk;
+    const uintptr_t *pcs;
+    int np = stk ? stack_pcs(stk, &pcs) : 0;
+    n = snprintf(buf, cap, "%#lx", (unsigned long)addr);
+    if (n < 0 || (size_t)n >= cap) return n < 0 ? 0 : (int)cap - 1;
+    const char *how = init ? " from " : np ? " first waited in " : "";
+    int k = snprintf(buf + n, cap - (size_t)n, "%s", how);
+    if (k > 0 && (size_t)(n + k) < cap) {
+        n += k;
+        if (init || np) /* the caller of pthread_*_init, or of the waiting call */
+            k = site_text(init ? init : pcs[np > 1 ? 1 : 0], buf + n, cap - (size_t)n);
+        else
+            k = 0;
+        if (k > 0) n += k;
+    }
+    return n >= (int)cap ? (int)cap - 1 : n;
+}
+
+int so_text(const char *s, size_t len, char *buf, size_t cap)
+{
+    uint64_t base;
+    uintptr_t addr;
+    if (!so_placeholder(s, len, &base, &addr)) return -1;
+    const char *b = text_of(base);
+    int n = snprintf(buf, cap, "%s ", b ? b : "sync:");
+    if (n < 0 || (size_t)n >= cap) return 0;
+    return n + name_of(addr, buf + n, cap - (size_t)n);
+}
+
+void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
+{
+    unsigned n;
+    const struct so_rec *recs = so_records(gen, &n);
+    static uint8_t payload[GO_MAX_BATCH_PAYLOAD] GT_BIG;
+    size_t len = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        if (i == n || len + 7 * GO_MAX_UVARINT_LEN > sizeof payload) { /* flush the batch */
+            if (len) {
+                enc_put(out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
+                enc_uv(out, fg);
+                enc_uv(out, GO_NO_THREAD);
+                enc_uv(out, 0);
+                enc_uv(out, len);
+                enc_put(out, payload, len);
+            }
+            len = 0;
+            if (i == n) break;
+        }
+        const struct so_rec *r = &recs[i];
+        payload[len++] = r->type;
+        const uint64_t v[5] = {r->ts, r->m, r->addr, r->a, r->b};
+        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4); k++)
+            len = (size_t)(ev_put_uvarint(payload + len, v[k]) - payload);
+    }
+    so_drop_records(gen);
+}
