@@ -38,7 +38,7 @@ traced_names() {
     assert_eq "$(grep -cE 'libstdc|libgomp|libomp|thread_start|\+0x' "$s.names" || true)" 0 \
         "$tag: threads named by a runtime's trampoline"
     assert_eq "$(grep -cE $'^\t_(Z[NSZ0-9]|R[NCM])[A-Za-z0-9_]' "$d" || true)" 0 "$tag: mangled names"
-    assert_eq "$(grep -cE 'preload/|[[:space:]]tr_[a-z_]+ ' "$d" || true)" 0 "$tag: tracer frames"
+    assert_eq "$(grep -cE "$GT_ROOT/preload/|[[:space:]]tr_[a-z_]+ " "$d" || true)" 0 "$tag: tracer frames"
 }
 
 ran=0
