@@ -63,7 +63,7 @@ $(FUZZ_BIN): test/decoder/fuzz_decoder.c $(DECODER_SRCS) $(DECODER_HDRS) $(wildc
 	    test/decoder/fuzz_decoder.c $(filter-out decoder/cmd/main.c,$(DECODER_SRCS)) \
 	    common/demangle.c -o $@ $(DECODER_LIBS)
 
-.PHONY: fuzz fuzz-short decoder-test bench-decoder bench-report
+.PHONY: fuzz fuzz-short decoder-test bench-decoder bench-report bench-analyses
 fuzz: $(FUZZ_BIN)
 	@bash test/decoder/fuzz.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
 
@@ -82,4 +82,9 @@ bench-report: $(BUILD)/gotrace
 	@bash bench/decoder/report.sh
 
 TEST_SUITES += decoder-test
-BENCH_SUITES += bench-decoder bench-report
+# The analyses (summary, contention, locks, hangs, critical-path, export, report) on traced lock
+# workloads, against check: linear, at most 10x check (bench/decoder/ANALYSES.md).
+bench-analyses: $(BUILD)/gotrace $(BUILD)/libgotrace.so $(BUILD)/bench/handoff
+	@bash bench/decoder/analyses.sh
+
+BENCH_SUITES += bench-decoder bench-report bench-analyses

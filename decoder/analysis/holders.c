@@ -344,11 +344,39 @@ static int sort_releases(struct hd_obj *o)
     return 0;
 }
 
+/* Drops the releases no wait can look at any more, so that memory follows the objects and
+ * the waits in progress, not the events: a wait is blamed on the releases inside it (wait_ended),
+ * and every wait that has not begun yet begins after the events fed so far, which follow every
+ * release of the earlier generations. So an object keeps the releases from the start of its
+ * earliest wait in progress on (cmd_hangs.c reads those too), and none when no thread waits on
+ * it. Not with want_intervals: the critical path walks back through every earlier wait. */
+static void prune_releases(struct hd *s)
+{
+    if (s->want_intervals) return;
+    for (size_t i = 0; i < s->nobjs; i++)
+        s->objs[i].open_min = INT64_MAX;
+    for (size_t i = 0; i < s->gxcap && i < s->a.ngs; i++) {
+        const struct hd_g *x = &s->gx[i];
+        if (x->waiting && x->obj != HD_NONE && x->since < s->objs[x->obj].open_min)
+            s->objs[x->obj].open_min = x->since;
+    }
+    for (size_t i = 0; i < s->nobjs; i++) {
+        struct hd_obj *o = &s->objs[i];
+        size_t keep, end;
+        hd_releases(o, o->open_min - 1, INT64_MAX, &keep, &end); /* the first at open_min on */
+        if (o->open_min == INT64_MAX) keep = o->nrel;
+        memmove(o->rel, o->rel + keep, (o->nrel - keep) * sizeof(*o->rel));
+        o->nrel -= keep;
+        o->nsorted = o->nrel;
+    }
+}
+
 /* Reads generation gen's records, in two passes: first the wait records (kept for their
  * GoBlocks; they name the objects' addresses), then the releases (added to the objects those
  * addresses name: a release may come before the wait record naming its object). */
 static int read_records(struct hd *s, const struct gd_gen *gen)
 {
+    prune_releases(s);
     s->nrecs = s->ntouched = 0;
     s->any_records |= gen->nsync > 0;
     gd_hm_clear(&s->recmap);

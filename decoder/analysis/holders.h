@@ -60,6 +60,7 @@ struct hd_obj {
     struct hd_release *rel; /* by time (the first nsorted; the rest: this generation's, */
     size_t nrel, relcap;    /* until read_records sorts them in) */
     size_t nsorted;
+    int64_t open_min; /* the start of the earliest wait on it in progress (prune_releases) */
 };
 
 /* One ended interval of a goroutine (want_intervals). */
