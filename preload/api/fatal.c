@@ -28,8 +28,7 @@ static struct {
     _Atomic uint32_t dying;            /* futex word: a fatal signal is being handled */
     pid_t pid;                         /* the process the tracer belongs to (not a vfork child) */
     int flight;                        /* the flight recorder's trigger, 0 none */
-    atomic_int owned[NSIG];            /* the tracer's handler is installed for the signal */
-    struct sigaction view[NFATAL + 1]; /* what the program sees (it set SIG_DFL, or nothing) */
+    struct sigaction view[NFATAL + 1]; /* what the program sees while the tracer's handler holds */
 } S GT_BIG;
 _Static_assert(sizeof S <= GT_PAGE, "the fatal signals' state spans one page");
 
@@ -46,12 +45,6 @@ static int slot_of(int sig)
 static struct sigaction *view_of(int sig)
 {
     return &S.view[slot_of(sig)];
-}
-
-/* Whether the tracer's handler is installed for sig (the program's view is kept here). */
-static int fatal_owns(int sig)
-{
-    return sig > 0 && sig < NSIG && atomic_load(&S.owned[sig]);
 }
 
 int fatal_dying(void)
@@ -81,7 +74,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     int saved = errno;
-    if (getpid() == S.pid && atomic_load(&S.owned[sig])) {
+    if (getpid() == S.pid) {
         if (atomic_exchange(&S.dying, 1) == 0) {
             gt_internal++; /* this thread works for the tracer from here */
             state_stop();  /* the others stop at their next hook (tr_current_slow) */
@@ -118,32 +111,37 @@ static struct sigaction tracer_action(void (*handler)(int, siginfo_t *, void *))
     return sa;
 }
 
-/* Installs handler for sig if its disposition is SIG_DFL. */
-static void own(int sig, void (*handler)(int, siginfo_t *, void *))
+/* The tracer's action for sig (one it takes). */
+static struct sigaction tracer_action_for(int sig)
 {
-    struct sigaction cur, sa = tracer_action(handler);
-    if (sig <= 0 || sig >= NSIG || atomic_load(&S.owned[sig])) return;
+    return tracer_action(sig == S.flight ? on_flight : on_fatal);
+}
+
+/* Whether handler, as the kernel reports it, is the tracer's. */
+static int is_tracers(void (*handler)(int))
+{
+    void (*h)(void) = (void (*)(void))handler; /* (any function type: no cast warning) */
+    return h == (void (*)(void))on_fatal || h == (void (*)(void))on_flight;
+}
+
+/* Installs the tracer's handler for sig if its disposition is SIG_DFL. */
+static void own(int sig)
+{
+    struct sigaction cur, sa = tracer_action_for(sig);
+    if (sig <= 0 || sig >= NSIG) return;
     if (REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) return;
     *view_of(sig) = cur;
-    if (REAL(sigaction)(sig, &sa, NULL) == 0) atomic_store(&S.owned[sig], 1);
+    REAL(sigaction)(sig, &sa, NULL);
 }
 
 #if defined(__x86_64__)
-/* The kernel's own sigaction (x86-64): what glibc's reports as the old action, field by field. */
-struct kernel_sigaction {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)(void);
-    uint64_t mask;
-};
-
 /* own for every fatal signal, when the process has a single thread: with them blocked, each is
  * installed with the disposition it replaces read in the same call, and that one is put back
  * exactly (flags and restorer as the kernel had them: glibc's sigaction would add its own) when
  * it was not SIG_DFL (an inherited SIG_IGN, a handler): one call a signal, not two, and none is
  * taken meanwhile (this thread is the only one that could take it). Only with libc's own
  * sigaction: an interposer's (a sanitizer's) keeps its own table, which the raw put-back would
- * leave behind. */
+ * leave behind. The flight trigger, already the tracer's, is left alone. */
 static void own_fatal_alone(void)
 {
     sigset_t set, old;
@@ -154,7 +152,7 @@ static void own_fatal_alone(void)
     struct sigaction sa = tracer_action(on_fatal), cur;
     for (size_t i = 0; i < NFATAL; i++) {
         int sig = fatal_signals[i];
-        if (atomic_load(&S.owned[sig]) || REAL(sigaction)(sig, &sa, &cur) != 0) continue;
+        if (sig == S.flight || REAL(sigaction)(sig, &sa, &cur) != 0) continue;
         if (cur.sa_handler != SIG_DFL) { /* the program's, or its parent's SIG_IGN */
             struct kernel_sigaction k = {cur.sa_handler, (unsigned long)cur.sa_flags,
                                          cur.sa_restorer, 0};
@@ -164,30 +162,33 @@ static void own_fatal_alone(void)
             continue;
         }
         *view_of(sig) = cur;
-        atomic_store(&S.owned[sig], 1);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 #endif
 
-/* Whether the program setting SIG_DFL for fatal signal sig (or the flight trigger), which it
- * had taken over, gives it back to the tracer: in the process the tracer started in (a vfork
- * child shares S with its parent, not its dispositions). */
-static int retakes(int sig)
+int fatal_takes(int sig)
 {
-    return S.pid && slot_of(sig) >= 0 && getpid() == S.pid;
+    return S.pid && slot_of(sig) >= 0;
 }
 
-int fatal_handles(int sig, void (*handler)(int))
+int fatal_retakes(int sig, void (*handler)(int))
 {
-    return fatal_owns(sig) || (handler == SIG_DFL && sig > 0 && sig < NSIG && retakes(sig));
+    return handler == SIG_DFL && fatal_takes(sig) && getpid() == S.pid;
+}
+
+int fatal_view(int sig, void (*handler)(int), struct sigaction *view)
+{
+    if (!is_tracers(handler) || slot_of(sig) < 0) return 0;
+    *view = *view_of(sig);
+    return 1;
 }
 
 void fatal_init(int flight_signal, int alone)
 {
     S.pid = getpid();
     S.flight = flight_signal;
-    if (flight_signal) own(flight_signal, on_flight);
+    if (flight_signal) own(flight_signal);
 #if defined(__x86_64__)
     if (alone && real_in_libc((void *)REAL(sigaction))) {
         own_fatal_alone();
@@ -197,28 +198,41 @@ void fatal_init(int flight_signal, int alone)
     (void)alone;
 #endif
     for (size_t i = 0; i < NFATAL; i++)
-        own(fatal_signals[i], on_fatal);
+        own(fatal_signals[i]);
+}
+
+/* The program's call made as it is; the tracer's handler, if it reports it, is shown as the
+ * program's view (the view read first: a retake may replace it meanwhile). */
+static int pass(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction prev, view = *view_of(sig);
+    int r = REAL(sigaction)(sig, act, &prev);
+    if (r == 0 && old) *old = is_tracers(prev.sa_handler) ? view : prev;
+    return r;
+}
+
+/* The program sets SIG_DFL: set as asked, then replaced by the tracer's handler in a call that
+ * reads it back, so that the view is that SIG_DFL exactly as the kernel keeps it (flags and mask
+ * as it stores them, libc's restorer). What another thread set in between stays. */
+static int retake(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction prev, set, view = *view_of(sig), sa = tracer_action_for(sig);
+    if (REAL(sigaction)(sig, act, &prev) != 0) return -1;
+    int saved = errno;
+    if (REAL(sigaction)(sig, &sa, &set) == 0) {
+        if (set.sa_handler == SIG_DFL)
+            *view_of(sig) = set;
+        else
+            REAL(sigaction)(sig, &set, NULL);
+    }
+    errno = saved;
+    if (old) *old = is_tracers(prev.sa_handler) ? view : prev;
+    return 0;
 }
 
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r)
 {
-    if (!fatal_handles(sig, act ? act->sa_handler : SIG_IGN)) return 0;
-    if (!fatal_owns(sig)) { /* retaken: the program's handler goes, its SIG_DFL is the view */
-        struct sigaction sa = tracer_action(sig == S.flight ? on_flight : on_fatal);
-        *view_of(sig) = *act;
-        *r = REAL(sigaction)(sig, &sa, old);
-        if (*r == 0) atomic_store(&S.owned[sig], 1);
-        return 1;
-    }
-    struct sigaction prev = *view_of(sig);
-    *r = 0;
-    if (act && act->sa_handler != SIG_DFL) { /* a handler or SIG_IGN: the program's from now */
-        atomic_store(&S.owned[sig], 0);
-        *r = REAL(sigaction)(sig, act, NULL);
-        if (*r != 0) atomic_store(&S.owned[sig], 1);
-    } else if (act) { /* SIG_DFL with its flags and mask: recorded; the tracer's stays */
-        *view_of(sig) = *act;
-    }
-    if (old && *r == 0) *old = prev;
+    if (!fatal_takes(sig)) return 0;
+    *r = act && fatal_retakes(sig, act->sa_handler) ? retake(sig, act, old) : pass(sig, act, old);
     return 1;
 }

@@ -1,37 +1,53 @@
-/* fatal.h: the signals the tracer owns while the program leaves them at SIG_DFL: the flight
+/* fatal.h: the signals the tracer takes while the program leaves them at SIG_DFL: the flight
  * recorder's trigger (GOTRACE_FLIGHT_SIGNAL, flight mode only), and the fatal signals (every
  * signal whose default action ends the process, but SIGPROF, SIGTRAP, SIGSYS and the real-time
  * ones: fatal.c) whose disposition is the default. The tracer catches them: the first one
  * writes the generation in progress (asked of the flusher thread, waiting at most FATAL_WAIT_MS)
  * while the program's other threads stop at their next hook (tr_current), then the signal takes
  * its default action: the same exit status, core dump and status seen by the parent as untraced.
- * Invariants: a signal is caught only while its disposition is SIG_DFL: from the tracer's
- * start if it was then, and from the program's setting of SIG_DFL; the program sees the
- * disposition it would see untraced (SIG_DFL, or the SIG_DFL with flags and mask it set since);
- * a handler or SIG_IGN the program installs replaces the tracer's until the program sets SIG_DFL
- * again; the handler is async-signal-safe and touches no state in a child that shares its
- * parent's memory (vfork); a fault raised again by returning (SIGSEGV, SIGBUS, SIGILL, SIGFPE
- * from the kernel) or a signal sent again to the thread (every other case) ends the process
- * with the default action, whether or not the write finished. */
+ * Invariants: the kernel's disposition is the truth: the tracer holds a signal exactly while its
+ * handler is the one installed, and no state says otherwise; it installs its handler only where
+ * the disposition is SIG_DFL: at its start, and when the program sets SIG_DFL through an
+ * interposed call (sigaction, signal and its kin: the disposition as the kernel keeps it is then
+ * the program's view); whatever else replaces it (the program's handler or SIG_IGN, through any
+ * call, a raw system call included) stays until the program sets SIG_DFL again; the program
+ * never sees the tracer's handler, but its view: SIG_DFL with the flags and mask it set; the
+ * handler is async-signal-safe and touches no state in a child that shares its parent's memory
+ * (vfork); a fault raised again by returning (SIGSEGV, SIGBUS, SIGILL, SIGFPE from the kernel)
+ * or a signal sent again to the thread (every other case) ends the process with the default
+ * action, whether or not the write finished. */
 #ifndef GOTRACE_FATAL_H
 #define GOTRACE_FATAL_H
 #include <signal.h>
+#include <stdint.h>
 
 #define FATAL_WAIT_MS 5000
 
+/* The kernel's own sigaction (x86-64), as rt_sigaction reads and writes it. */
+struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
 /* At the tracer's start: catches the fatal signals whose disposition is SIG_DFL, and
  * flight_signal (0: none) for the flight recorder's dumps (flusher.h) if its disposition is
- * SIG_DFL too (the program sees SIG_DFL; a handler it installs replaces the tracer's until it sets
- * SIG_DFL again). alone: the process has a single thread (half the system calls). */
+ * SIG_DFL too. alone: the process has a single thread (half the system calls). */
 void fatal_init(int flight_signal, int alone);
 /* In a forked child (the handlers are inherited): the child is the process to write for. */
 void fatal_fork_child(void);
 /* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r);
-/* Whether fatal_sigaction handles the program's setting of sig to handler: sig is the tracer's,
- * or handler is SIG_DFL for a fatal signal (taken back from the program: a handler's
+/* Whether sig is one the tracer takes (a fatal signal, the flight trigger), once started. */
+int fatal_takes(int sig);
+/* Whether the program's setting of sig to handler gives sig back to the tracer (handler is
+ * SIG_DFL for a signal it takes, in its process): fatal_sigaction must make it (a handler's
  * `signal(sig, SIG_DFL); raise(sig)` then dies with the last write). */
-int fatal_handles(int sig, void (*handler)(int));
+int fatal_retakes(int sig, void (*handler)(int));
+/* Whether handler, as the kernel reported it for sig, is the tracer's: then *view is the
+ * disposition the program sees in its place. */
+int fatal_view(int sig, void (*handler)(int), struct sigaction *view);
 /* A fatal signal is being handled: a thread that reaches a hook waits there for the end. */
 int fatal_dying(void);
 void fatal_park(void) __attribute__((noreturn));

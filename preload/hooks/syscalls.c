@@ -8,11 +8,14 @@
  * cannot block (WNOHANG, LOCK_NB, MSG_DONTWAIT, fcntl other than the waiting lock commands,
  * syscall() other than a futex call) passes straight through. What the tracer opens goes to
  * a high descriptor number, and the tracer's kept descriptors look closed to the program
- * (fds.h), through syscall(SYS_close / SYS_close_range / SYS_dup2 / SYS_dup3) as well. */
+ * (fds.h), through syscall(SYS_close / SYS_close_range / SYS_dup2 / SYS_dup3) as well; a
+ * syscall(SYS_rt_sigaction) that reads the tracer's handler reads the program's view instead
+ * (sigown.h). */
 #include "fds.h"
 #include "futex.h"
 #include "hooks.h"
 #include "real.h"
+#include "sigown.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -293,5 +296,8 @@ EXPORT long syscall(long nr, ...)
     va_end(ap);
     if (fd_syscall(nr, a, &r) || futex_call(nr, a, &r)) return r;
     if (nr == SYS_exit_group) _exit((int)a[0]); /* the hook: the last generation first */
-    return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (nr == SYS_rt_sigaction && r == 0 && a[2]) /* the tracer's handler is never shown */
+        sigown_seen_kernel((int)a[0], (void *)a[2]);
+    return r;
 }

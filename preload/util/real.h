@@ -126,6 +126,11 @@
     X(prctl, int, (int, ...), 0)                                                                   \
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *), 0)                      \
     X(signal, sighandler_t, (int, sighandler_t), 0)                                                \
+    X(bsd_signal, sighandler_t, (int, sighandler_t), 0)                                            \
+    X(ssignal, sighandler_t, (int, sighandler_t), 0)                                               \
+    X(sysv_signal, sighandler_t, (int, sighandler_t), 0)                                           \
+    X(__sysv_signal, sighandler_t, (int, sighandler_t), 0)                                         \
+    X(sigset, sighandler_t, (int, sighandler_t), 0)                                                \
     X(sigaltstack, int, (const stack_t *, stack_t *), 0)                                           \
     X(mlockall, int, (int), 0)                                                                     \
     X(dlclose, int, (void *), 0)

@@ -195,28 +195,63 @@ void cpuprof_drain(uint64_t gen, struct gt_thread *const *threads, size_t n, cpu
     }
 }
 
+/* Whether handler, as the kernel reports it, is the tracer's. */
+static int is_ours(void (*handler)(int))
+{
+    return (void (*)(void))handler == (void (*)(void))on_sigprof; /* (any function type) */
+}
+
+/* Under the lock: sampling stops for good, every timer deleted first (the program's handler
+ * must never see the tracer's signals); why, said once. */
+static void stop_locked(const char *why)
+{
+    atomic_store(&P.state, STOPPED);
+    for (struct gt_prof *pr = P.all; pr; pr = pr->all_next)
+        if (atomic_exchange(&pr->armed, 0)) timer_delete(pr->timer);
+    gt_log("%s: CPU sampling stops", why);
+}
+
+/* Under the lock, sampling on: the program's sigaction, with cur the disposition the kernel
+ * holds. Returns its result. */
+static int sigaction_locked(const struct sigaction *cur, const struct sigaction *act,
+                            struct sigaction *old)
+{
+    struct sigaction prev = P.app;
+    int r = 0;
+    if (!is_ours(cur->sa_handler)) { /* replaced by a call no hook saw: the kernel's is the truth */
+        stop_locked("the program set SIGPROF by a call the tracer does not see");
+        return REAL(sigaction)(SIGPROF, act, old);
+    }
+    if (act && is_handler(act)) {
+        stop_locked("the program installs its own SIGPROF handler");
+        r = REAL(sigaction)(SIGPROF, act, NULL);
+    } else if (act) {
+        P.app = *act; /* SIG_DFL or SIG_IGN: recorded; the tracer's handler stays */
+    }
+    if (old && r == 0) *old = prev;
+    return r;
+}
+
 int cpuprof_sigaction(const struct sigaction *act, struct sigaction *old, int *r)
 {
     if (atomic_load(&P.state) != ON) return 0;
     spin_lock(&P.lock);
-    if (atomic_load(&P.state) != ON) {
-        spin_unlock(&P.lock);
-        return 0;
-    }
-    struct sigaction prev = P.app;
-    *r = 0;
-    if (act && is_handler(act)) {
-        /* The program's handler must never see the tracer's signals: delete every timer. */
-        atomic_store(&P.state, STOPPED);
-        for (struct gt_prof *pr = P.all; pr; pr = pr->all_next)
-            if (atomic_exchange(&pr->armed, 0)) timer_delete(pr->timer);
-        *r = REAL(sigaction)(SIGPROF, act, NULL);
-        gt_log("the program installs its own SIGPROF handler: CPU sampling stops");
-    } else if (act) {
-        P.app = *act; /* SIG_DFL or SIG_IGN: recorded; the tracer's handler stays */
-    }
+    struct sigaction cur;
+    int mine = atomic_load(&P.state) == ON && REAL(sigaction)(SIGPROF, NULL, &cur) == 0;
+    if (mine) *r = sigaction_locked(&cur, act, old);
     spin_unlock(&P.lock);
-    if (old && *r == 0) *old = prev;
+    return mine;
+}
+
+int cpuprof_sampling(void)
+{
+    return atomic_load_explicit(&P.state, memory_order_relaxed) == ON;
+}
+
+int cpuprof_view(void (*handler)(int), struct sigaction *view)
+{
+    if (!is_ours(handler)) return 0;
+    *view = P.app;
     return 1;
 }
 

@@ -8,7 +8,9 @@
  * disposition only while sampling: a program that has or installs a SIGPROF handler of its own
  * gets it (sampling stops for good, every timer deleted first, one "gotrace:" line), and while
  * the tracer owns it, the program sees and may set SIG_DFL/SIG_IGN as if it were its own
- * (recorded, not installed: the tracer's handler stays). */
+ * (recorded, not installed: the tracer's handler stays); the kernel's disposition is the truth:
+ * a program's call that finds another than the tracer's handler there (set by a call no hook
+ * sees) stops sampling the same way and is made as it is. */
 #ifndef GOTRACE_CPUPROF_H
 #define GOTRACE_CPUPROF_H
 #include "thread.h"
@@ -34,4 +36,10 @@ void cpuprof_drain(uint64_t gen, struct gt_thread *const *threads, size_t n, cpu
 void cpuprof_fork_child(void);
 /* sigaction(SIGPROF, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */
 int cpuprof_sigaction(const struct sigaction *act, struct sigaction *old, int *r);
+/* Whether sampling is on: cpuprof_sigaction handles the program's calls. */
+int cpuprof_sampling(void);
+/* Whether handler, as the kernel reported it for SIGPROF, is the tracer's: then *view is the
+ * disposition the program sees in its place (read without the lock: the program's own
+ * concurrent setting of SIGPROF could tear it). */
+int cpuprof_view(void (*handler)(int), struct sigaction *view);
 #endif

@@ -3,6 +3,7 @@
 #
 # What it gives a case:
 #   build_prog NAME            compile progs/NAME.c (or .cc) into build/itest/bin/NAME, print path
+#                              (with -D_GNU_SOURCE, or the flags of the source's "itest-cflags:" line)
 #   trace_run TAG [V=X..] -- PROG ARGS   run PROG traced (LD_PRELOAD, GOTRACE_OUT=$CASE_DIR/TAG.trace)
 #   plain_run TAG [V=X..] -- PROG ARGS   same, untraced (with only the sanitizer runtime preloaded
 #                              under make test-sanitize); both set RUN_STATUS/RUN_OUT/RUN_ERR/RUN_TRACE
@@ -131,9 +132,10 @@ assert_contains() { # assert_contains FILE TEXT WHAT
 # ---- building and running programs ----
 
 # build_prog NAME: compiles progs/NAME.c or progs/NAME.cc (when newer than the binary) and
-# prints the binary's path.
+# prints the binary's path. A source that has a line "/* itest-cflags: FLAGS */" is built with
+# FLAGS instead of -D_GNU_SOURCE (a strict-C build: -std=c99 -D_POSIX_C_SOURCE=200809L).
 build_prog() {
-    local name=$1 src out=$GT_BIN/$1 compiler
+    local name=$1 src out=$GT_BIN/$1 compiler flags
     if [ -f "$GT_PROGS/$name.c" ]; then
         src=$GT_PROGS/$name.c
         compiler=${CC:-cc}
@@ -143,8 +145,10 @@ build_prog() {
     else
         fail "no program $GT_PROGS/$name.c or .cc"
     fi
+    flags=$(sed -n 's|^/\* itest-cflags: \(.*\) \*/$|\1|p' "$src" | head -n1)
     if [ ! -x "$out" ] || [ "$src" -nt "$out" ]; then
-        "$compiler" -O1 -g -pthread -D_GNU_SOURCE -Wall -o "$out.tmp" "$src" 2>"$CASE_DIR/build-$name.log" ||
+        # (flags unquoted: its words are separate arguments)
+        "$compiler" -O1 -g -pthread ${flags:--D_GNU_SOURCE} -Wall -o "$out.tmp" "$src" 2>"$CASE_DIR/build-$name.log" ||
             fail "cannot build $name: $(head -c 300 "$CASE_DIR/build-$name.log")"
         mv "$out.tmp" "$out"
     fi

@@ -2,7 +2,10 @@
  * handler in the ring of the current generation's parity, with its m, p and g and a stack
  * naming the busy function; draining a generation returns them once and empties the ring;
  * samples of the other parity stay for their own generation; a program installing its own
- * SIGPROF handler stops sampling, gets its handler, and saw SIG_DFL before. */
+ * SIGPROF handler stops sampling, gets its handler, and saw SIG_DFL before; one installed by a
+ * call no hook sees (libc's own sigaction here) is found at the program's next sigaction:
+ * sampling stops the same way, and the call reports it (the kernel's disposition is the
+ * truth); while the tracer holds SIGPROF, its handler is shown as the program's SIG_DFL. */
 #include "cpuprof.h"
 #include "stack.h"
 #include "state.h"
@@ -118,4 +121,30 @@ Test(cpuprof, own_handler_stops_sampling)
     cr_assert_eq(app_ticks, 0, "the tracer's timers were deleted first");
     raise(SIGPROF);
     cr_assert_eq(app_ticks, 1, "the program's handler is installed");
+}
+
+Test(cpuprof, a_handler_set_unseen_stops_sampling)
+{
+    struct sigaction cur, view, sa;
+    int r = -1;
+    cr_assert_eq(sigaction(SIGPROF, NULL, &cur), 0);
+    cr_assert_eq(cpuprof_view(cur.sa_handler, &view), 1, "the tracer's handler is installed");
+    cr_assert_eq(view.sa_handler, SIG_DFL, "shown as the program's SIG_DFL");
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = app_handler;
+    cr_assert_eq(sigaction(SIGPROF, &sa, NULL), 0, "set by a call no hook sees");
+    cr_assert_eq(cpuprof_view(app_handler, &view), 0, "the program's handler is its own");
+    cr_assert(cpuprof_sampling());
+    cr_assert_eq(cpuprof_sigaction(NULL, &cur, &r), 1);
+    cr_assert_eq(r, 0);
+    cr_assert_eq(cur.sa_handler, app_handler, "the kernel's disposition is the truth");
+    cr_assert(!cpuprof_sampling(), "sampling stopped");
+    struct gt_thread *ts[] = {&me};
+    static struct recs a, b;
+    cpuprof_drain(2, ts, 1, collect, &a); /* whatever was sampled before */
+    app_ticks = 0;                        /* ticks sent before the tracer knew */
+    burn(100);
+    cpuprof_drain(2, ts, 1, collect, &b);
+    cr_assert_eq(b.n, 0, "no samples after the program took SIGPROF");
+    cr_assert_eq(app_ticks, 0, "the tracer's timers were deleted");
 }
