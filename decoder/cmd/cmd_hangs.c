@@ -39,66 +39,11 @@ static void stack_of(const struct ctx *c, uint32_t g)
     gd_out_stack(c->out, c->r->t[g].stack, "      ", 0, 1);
 }
 
-/* A blocked thread as its header line says it: "in a system call", "waiting on OBJ",
- * "waiting (REASON)". */
-static const char *blocked_text(const struct ctx *c, uint32_t g, char *buf, size_t n)
-{
-    const struct gd_ana_g *ag = &c->s->a.gs[g];
-    const struct hg_thread *t = &c->r->t[g];
-    if (t->doing == HG_SYSCALL) return "in a system call";
-    if (t->obj != HD_NONE)
-        snprintf(buf, n, "waiting on %s", c->s->a.str.s[c->s->objs[t->obj].name]);
-    else
-        snprintf(buf, n, "waiting (%s)", ag->reason ? c->s->a.str.s[ag->reason] : "no reason");
-    return buf;
-}
-
-/* What thread g does at T, as a holder's line says it: "running", "in a system call (read)",
- * "waiting on mutex m", "exited at 21.30ms". */
-static const char *doing_text(const struct ctx *c, uint32_t g, char *buf, size_t n)
-{
-    const struct hg_thread *t = &c->r->t[g];
-    char call[128], d[32];
-    switch (t->doing) {
-    case HG_RUNNING:
-        return "running";
-    case HG_RUNNABLE:
-        return "runnable";
-    case HG_SYSCALL:
-        if (!*hg_call(t->stack, call, sizeof call)) return "in a system call";
-        snprintf(buf, n, "in a system call (%s)", call);
-        return buf;
-    case HG_SLEEPING:
-        return "sleeping";
-    case HG_WAITING:
-        return blocked_text(c, g, buf, n);
-    case HG_EXITED:
-        snprintf(buf, n, "exited at %s", gd_fmt_dur(t->since - c->s->t0, d, sizeof d));
-        return buf;
-    }
-    return "in no known state";
-}
-
-/* Why blocked thread t can still end its wait (hangs.h HG_WHY_*), for the "not every thread is
- * stuck" line. */
-static const char *why_text(int why)
-{
-    static const char *const text[] = {
-        [HG_WHY_TIMED] = "a wait with a timeout",
-        [HG_WHY_CALL] = "a call not known to wait forever",
-        [HG_WHY_RECENT] = "blocked too recently to judge",
-        [HG_WHY_HOLDER] = "its holder is not known",
-        [HG_WHY_SHARED] = "the object may be shared with another process",
-        [HG_WHY_UNOWNED] = "an object whose owner is not recorded",
-    };
-    return why > 0 && why <= HG_WHY_UNOWNED ? text[why] : "";
-}
-
 /* " NAME WAITING held by NAME2" for a member of a deadlock (NAME2 omitted for no holder). */
 static void member(const struct ctx *c, uint32_t g, int with_holder)
 {
     char nb[GD_NAME_MAX], w[1300];
-    gd_out_f(c->out, " %s %s", hd_gname(c->s, g, nb), blocked_text(c, g, w, sizeof w));
+    gd_out_f(c->out, " %s %s", hd_gname(c->s, g, nb), gd_hang_blocked(c->s, c->r, g, w, sizeof w));
     uint32_t h = c->r->t[g].hold.g, obj = c->r->t[g].obj;
     int join = obj != HD_NONE && !strncmp(c->s->a.str.s[c->s->objs[obj].name], "join", 4);
     if (with_holder && c->r->t[g].owned && h != HD_NONE && !join) /* a join names its thread */
@@ -142,31 +87,12 @@ static void deadlock(const struct ctx *c, const struct hg_deadlock *d)
 /* The holder line(s) of blocked thread g waiting on an object (hd_holder_at's cases). */
 static void holder_lines(const struct ctx *c, uint32_t g)
 {
-    const struct hg_thread *t = &c->r->t[g];
-    const struct hd_hold *h = &t->hold;
-    char nb[GD_NAME_MAX], nb2[GD_NAME_MAX], w[1300], t1[32];
-    const struct hg_deadlock *d = t->dl ? &c->r->d[t->dl - 1] : NULL;
-    int in_dl = d && !t->behind && d->kind != HG_ALL_STUCK;
-    if (h->g != HD_NONE) {
-        gd_out_f(c->out, "  held by %s", hd_gname(c->s, h->g, nb));
-        if (h->how == HD_HOLD_HANDED)
-            gd_out_f(c->out, " since %s (%s released it then)",
-                     gd_fmt_dur(h->t - c->s->t0, t1, sizeof t1), hd_gname(c->s, h->by, nb2));
-        uint8_t doing = c->r->t[h->g].doing;
-        gd_out_f(c->out, ", %s%s%s\n", doing_text(c, h->g, w, sizeof w),
-                 doing == HG_EXITED ? " holding it" : "", in_dl ? " (deadlock)" : "");
-        if (doing == HG_WAITING || doing == HG_SLEEPING || doing == HG_SYSCALL) stack_of(c, h->g);
-    } else if (h->how == HD_HOLD_FREE) {
-        gd_out_f(c->out,
-                 "  holder: %s released it at %s; no thread is known to hold it since (it is "
-                 "being handed to a waiter, or was taken by a thread that did not wait)\n",
-                 hd_gname(c->s, h->by, nb), gd_fmt_dur(h->t - c->s->t0, t1, sizeof t1));
-    } else if (t->owned) {
-        gd_out_s(c->out, "  holder: unknown (not recorded)\n");
-    } else {
-        gd_out_s(c->out, "  holder: none known (no thread owns it: only a wake-up ends "
-                         "this wait)\n");
-    }
+    char line[3000];
+    uint32_t h = c->r->t[g].hold.g;
+    gd_out_f(c->out, "  %s\n", gd_hang_holder(c->s, c->r, g, line, sizeof line));
+    if (h == HD_NONE) return;
+    uint8_t doing = c->r->t[h].doing; /* its stack says where it is blocked */
+    if (doing == HG_WAITING || doing == HG_SLEEPING || doing == HG_SYSCALL) stack_of(c, h);
 }
 
 /* Every blocked thread (waiting, or in a system call), in order of first appearance. */
@@ -177,7 +103,8 @@ static void blocked(const struct ctx *c)
         const struct hg_thread *t = &c->r->t[g];
         if (t->doing != HG_WAITING && t->doing != HG_SLEEPING && t->doing != HG_SYSCALL) continue;
         gd_out_f(c->out, "\n%s  %s  for %s (since %s)\n", hd_gname(c->s, g, nb),
-                 blocked_text(c, g, w, sizeof w), gd_fmt_dur(c->r->at - t->since, t1, sizeof t1),
+                 gd_hang_blocked(c->s, c->r, g, w, sizeof w),
+                 gd_fmt_dur(c->r->at - t->since, t1, sizeof t1),
                  gd_fmt_dur(t->since - c->s->t0, t2, sizeof t2));
         stack_of(c, g);
         if (t->obj != HD_NONE)
@@ -210,8 +137,8 @@ static void progress(const struct ctx *c)
         const struct hg_thread *t = &r->t[g];
         if (t->stuck || t->doing == HG_EXITED || t->doing == HG_UNKNOWN) continue;
         gd_out_f(c->out, "%s %s %s", shown++ ? ";" : "", hd_gname(c->s, g, nb),
-                 doing_text(c, g, w, sizeof w));
-        if (t->why) gd_out_f(c->out, " (%s)", why_text(t->why));
+                 gd_hang_doing(c->s, c->r, g, w, sizeof w));
+        if (t->why) gd_out_f(c->out, " (%s)", gd_hang_why(t->why));
     }
     if (movers > shown) gd_out_f(c->out, "; and %zu more", movers - shown);
     gd_out_c(c->out, '\n');

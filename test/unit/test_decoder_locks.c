@@ -539,3 +539,20 @@ Test(locks, usage_errors)
     cr_assert_eq(hd_parse_time("3 ms", &ns), -1);
     cr_assert_eq(hd_parse_time("-1ms", &ns), -1);
 }
+
+/* The report's data carry the same verdicts: exited_text's deadlock (kind "exited", its holder
+ * and exit time, main behind it) and the critical path's note. */
+Test(locks, report_has_the_hangs)
+{
+    char *text = with_records(exited_text, "w 100 3 100 1 2; w 300 1 200 2 3");
+    char *out = run(gd_cmd_report, text, (const char *const[]){"-o", "-", NULL}, 0);
+    cr_assert(strstr(out, "\"deadlocks\":[[\"exited\",[[\"f (G3)\",\"waiting on mutex L\",\"G2\"]],"
+                          "\"G2\",1000000,[[\"f (G1)\",\"waiting on join f (G3)\",\"\"]]]]"),
+              "%.3000s", strstr(out, "\"hangs\"") ? strstr(out, "\"hangs\"") : out);
+    cr_assert(strstr(out, "\"held by G2, exited at 1.00ms holding it (deadlock)\""), "%s",
+              strstr(out, "\"hangs\""));
+    cr_assert(strstr(out, "\"deadlock: held by G2, which exited holding it\""), "%s",
+              strstr(out, "\"critical_path\""));
+    free(out);
+    free(text);
+}
