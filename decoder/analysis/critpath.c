@@ -98,7 +98,8 @@ static int push(struct cp_seg **v, size_t *n, size_t *cap, struct cp_seg sg)
 {
     if (sg.end <= sg.start) return 0;
     if (*n && (*v)[*n - 1].g == sg.g && (*v)[*n - 1].state == sg.state &&
-        (*v)[*n - 1].handoff == sg.handoff && (*v)[*n - 1].start == sg.end) {
+        (*v)[*n - 1].handoff == sg.handoff && (*v)[*n - 1].note == sg.note &&
+        (*v)[*n - 1].start == sg.end) {
         (*v)[*n - 1].start = sg.start; /* merged (the walk goes backwards) */
         return 0;
     }
@@ -107,18 +108,77 @@ static int push(struct cp_seg **v, size_t *n, size_t *cap, struct cp_seg sg)
     return 0;
 }
 
+/* The threads the walk moved through at one time t (following a holder keeps t): meeting one
+ * of them again at that t closes a cycle of waits. */
+struct seen {
+    uint32_t *g;
+    size_t n, cap;
+    int64_t t;
+};
+
+/* Whether interval iv of x is a wait on an object still under way at t: cut by the window (it
+ * ends after t), or open when the trace ended (x's last interval, which the analysis' finish
+ * closed while x still waited: holders.c keeps x->waiting then). */
+static int waiting_at(const struct hd *s, const struct hd_g *x, const struct hd_iv *iv, int64_t t)
+{
+    if (iv->state != GS_WAITING || iv->obj == HD_NONE) return 0;
+    if (iv->end > t) return 1;
+    return iv == &x->iv[x->niv - 1] && x->waiting && x->since == iv->start && iv->end == s->a.tend;
+}
+
+/* Thread *g waits in iv (under way at *t): what it waits for is the object's holder at *t.
+ * Moves the walk there (same *t) and returns 1; or, for a holder already visited at *t (a
+ * cycle: ABBA) or one that exited holding the lock, pushes the wait (from st, or from the exit)
+ * as a noted segment, moves on (to the exited holder at its exit, or back along *g) and returns
+ * 1; 0 when no holder is known (the caller's rules apply); -1 when out of memory. */
+static int follow_holder(const struct hd *s, uint32_t *g, int64_t *t, int64_t st,
+                         const struct hd_iv *iv, struct seen *seen, struct cp_seg **v, size_t *n,
+                         size_t *cap)
+{
+    struct hd_hold h;
+    hd_holder_at(s, iv->obj, iv->holder, iv->start, *t, &h);
+    if (h.g == HD_NONE || (h.how != HD_HOLD_BLOCK && h.how != HD_HOLD_HANDED)) return 0;
+    const struct gd_ana_g *hg = &s->a.gs[h.g];
+    int join = !strncmp(s->a.str.s[s->objs[iv->obj].name], "join", 4);
+    if (hg->state == GS_NOTEXIST && hg->last <= *t) { /* exited: the wait waits for nothing */
+        int64_t from = hg->last > st ? hg->last : st;
+        struct cp_seg sg = {*g,  iv->state, join ? CP_NOTE_NONE : CP_NOTE_EXITED, 0, from, *t,
+                            iv->stack, iv->reason, h.g};
+        if (push(v, n, cap, sg)) return -1;
+        if (hg->last > st) *g = h.g; /* its work up to its exit came first */
+        *t = from;
+        return 1;
+    }
+    if (seen->t != *t) seen->n = 0, seen->t = *t;
+    int cycle = h.g == *g;
+    for (size_t i = 0; i < seen->n && !cycle; i++)
+        cycle = seen->g[i] == h.g;
+    if (cycle) {
+        struct cp_seg sg = {*g, iv->state, CP_NOTE_CYCLE, 0, st, *t, iv->stack, iv->reason, h.g};
+        if (push(v, n, cap, sg)) return -1;
+        *t = st;
+        return 1;
+    }
+    if (gd_grow((void **)&seen->g, &seen->cap, seen->n + 1, sizeof(*seen->g))) return -1;
+    seen->g[seen->n++] = *g;
+    *g = h.g;
+    return 1;
+}
+
 /* The walk (see the top comment) from t back to from, on goroutine g: segments newest first
  * into *v (*n of them). Each pass looks at g's interval holding t: none before g's first one
  * (go to its creator at the creation, or stop: it existed before the trace); a wait that
- * ends at t with a waker (go to the waker at t); a lock wait with a release by another thread
- * after from (the hand-off, then go to the releaser at the release); anything else is a
- * segment from its start (or from) to t. A wait cut by the window's end (t inside it) is a
- * segment: its wake-up lies after the window. 0, or -1 when out of memory. */
+ * ends at t with a waker (go to the waker at t); a wait on a lock or join still under way at t
+ * (follow_holder: go to its holder at t); a lock wait with a release by another thread after
+ * from (the hand-off, then go to the releaser at the release); anything else is a segment from
+ * its start (or from) to t. 0, or -1 when out of memory. */
 static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct cp_seg **v,
                 size_t *n)
 {
     size_t cap = 0;
-    for (size_t steps = 0; t > from && g != HD_NONE && steps < 100000000; steps++) {
+    struct seen seen = {NULL, 0, 0, INT64_MIN};
+    int rc = 0;
+    for (size_t steps = 0; t > from && g != HD_NONE && steps < 100000000 && rc >= 0; steps++) {
         const struct hd_g *x = g < s->gxcap ? &s->gx[g] : NULL;
         const struct hd_iv *iv = x ? iv_at(x, t) : NULL;
         if (!iv) { /* before g's first interval: its creator created it */
@@ -133,6 +193,9 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
             t = iv->end;
             continue;
         }
+        if (waiting_at(s, x, iv, t) &&
+            (rc = follow_holder(s, &g, &t, st, iv, &seen, v, n, &cap)) != 0)
+            continue; /* 1: moved; -1: out of memory, the loop ends */
         if (iv->state == GS_WAITING && iv->obj != HD_NONE) {
             /* The last release inside the wait is the one that let the waiter in; up to t only:
              * a window that ends inside the wait (--to) looks at who held the object then, not
@@ -143,18 +206,21 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
             uint32_t rg = end > first ? hd_g_of_m(s, o->rel[end - 1].m) : HD_NONE;
             if (rg != HD_NONE && rg != g && o->rel[end - 1].t > from) {
                 int64_t r = o->rel[end - 1].t;
-                if (push(v, n, &cap, (struct cp_seg){g, iv->state, 1, r, t, iv->stack, iv->reason}))
-                    return -1;
+                struct cp_seg sg = {g, iv->state, 0, 1, r, t, iv->stack, iv->reason, HD_NONE};
+                if (push(v, n, &cap, sg)) return free(seen.g), -1;
                 g = rg;
                 t = r;
                 continue;
             }
         }
-        if (push(v, n, &cap, (struct cp_seg){g, iv->state, 0, st, t, iv->stack, iv->reason}))
-            return -1;
+        struct cp_seg sg = {g, iv->state, 0, 0, st, t, iv->stack, iv->reason, HD_NONE};
+        if (push(v, n, &cap, sg)) return free(seen.g), -1;
         t = st;
     }
-    if (t > from && push(v, n, &cap, (struct cp_seg){HD_NONE, 0, 0, from, t, 0, 0})) return -1;
+    free(seen.g);
+    if (rc < 0) return -1;
+    if (t > from && push(v, n, &cap, (struct cp_seg){HD_NONE, 0, 0, 0, from, t, 0, 0, HD_NONE}))
+        return -1;
     return 0;
 }
 

@@ -13,6 +13,11 @@
  *   searched by wait_ended and the critical path), sorted in once per generation.
  * - The thread -> goroutine map (mmap) changes only at GoStart, GoCreateSyscall and the
  *   statuses; mlast skips re-hashing when a thread keeps its goroutine, the common case.
+ * - Who holds an object at a time T (hd_holder_at, for hangs and the critical path) is the
+ *   holder at block time until a release of it at or before T: releases after T are in the
+ *   generation already read but not believed. After a release, the thread whose wait on the
+ *   object ended next got it: each object keeps its last such acquisition (enough when T is
+ *   the end of what was fed, as for `hangs --at`), the intervals the others.
  * - With holders_only (summary, contention, export), nothing is followed before the trace's
  *   first records: a wait then can have no holder, and every generation states its running
  *   threads (GoStatus with their M) before its records, so nothing is lost by starting late.
@@ -74,7 +79,7 @@ static struct hd_obj *obj_named(struct hd *s, const char *name, size_t len, uint
         if (gd_grow((void **)&s->objs, &s->ocap, s->nobjs + 1, sizeof(*s->objs)) ||
             gd_hm_put(&s->objmap, n, (uint32_t)s->nobjs))
             return NULL;
-        s->objs[s->nobjs] = (struct hd_obj){.name = n};
+        s->objs[s->nobjs] = (struct hd_obj){.name = n, .acq_g = HD_NONE};
         i = gd_hm_get(&s->objmap, n);
         s->nobjs++;
     }
@@ -123,6 +128,65 @@ void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *fi
         e++;
     *first = lo;
     *end = e;
+}
+
+/* The thread whose wait on object oi ended last in [after, upto] (it was handed the object),
+ * HD_NONE if none is known. The object's last acquisition answers when it lies in the range
+ * (the usual case: `hangs` asks at the end of what was fed); else the kept intervals, whose
+ * waits on oi ending in the range are looked up thread by thread (binary search by end). */
+static uint32_t acquirer(const struct hd *s, uint32_t oi, int64_t after, int64_t upto,
+                         int64_t *when)
+{
+    const struct hd_obj *o = &s->objs[oi];
+    if (o->acq_g != HD_NONE && o->acq_t >= after && o->acq_t <= upto) {
+        *when = o->acq_t;
+        return o->acq_g;
+    }
+    if (!s->want_intervals || s->iv_over) return HD_NONE;
+    uint32_t best = HD_NONE;
+    int64_t bt = INT64_MIN;
+    for (size_t g = 0; g < s->gxcap; g++) {
+        const struct hd_g *x = &s->gx[g];
+        size_t lo = 0, hi = x->niv;
+        while (lo < hi) { /* the first interval ending after upto */
+            size_t mid = (lo + hi) / 2;
+            if (x->iv[mid].end <= upto)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo; i-- > 0 && x->iv[i].end >= after && x->iv[i].end > bt;)
+            if (x->iv[i].state == GS_WAITING && x->iv[i].obj == oi) {
+                best = (uint32_t)g, bt = x->iv[i].end;
+                break;
+            }
+    }
+    *when = bt;
+    return best;
+}
+
+void hd_holder_at(const struct hd *s, uint32_t obj, uint32_t h0, int64_t since, int64_t at,
+                  struct hd_hold *out)
+{
+    *out = (struct hd_hold){h0 == HD_NONE ? HD_HOLD_UNKNOWN : HD_HOLD_BLOCK, h0, HD_NONE, since};
+    if (obj == HD_NONE) return;
+    const struct hd_obj *o = &s->objs[obj];
+    size_t first, end;
+    hd_releases(o, since, at, &first, &end);
+    if (end == first) return; /* nobody released it while the waiter waited */
+    const struct hd_release *r = &o->rel[end - 1];
+    int64_t when = r->t;
+    uint32_t a = acquirer(s, obj, r->t, at, &when);
+    out->by = hd_g_of_m(s, r->m);
+    out->how = a != HD_NONE ? HD_HOLD_HANDED : HD_HOLD_FREE;
+    out->g = a;
+    out->t = a != HD_NONE ? when : r->t;
+}
+
+int hd_obj_owned(const struct hd *s, uint32_t obj)
+{
+    const char *n = obj != HD_NONE ? s->a.str.s[s->objs[obj].name] : "";
+    return !strncmp(n, "mutex", 5) || !strncmp(n, "rwlock", 6) || !strncmp(n, "join", 4);
 }
 
 struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g)
@@ -422,11 +486,16 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     uint32_t gi = (uint32_t)(g - a->gs);
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
-    uint32_t obj = HD_NONE;
+    uint32_t obj = HD_NONE, holder = HD_NONE;
     if (state == GS_WAITING && x->waiting && x->since == start) {
         obj = x->obj;
+        holder = x->holder;
         if (obj != HD_NONE)
             wait_ended(s, obj, x, g->site, (uint64_t)gi << 32 | g->reason, start, end);
+        if (obj != HD_NONE && !s->finishing) { /* it got the object (hd_holder_at) */
+            s->objs[obj].acq_g = gi;
+            s->objs[obj].acq_t = end;
+        }
         x->waiting = s->finishing; /* a wait open at the end stays described (hangs) */
     }
     if (!s->want_intervals || s->iv_over) return;
@@ -441,8 +510,8 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     }
     if (x->niv == x->ivcap && gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv)))
         return;
-    x->iv[x->niv++] = (struct hd_iv){
-        start, end, HD_NONE, obj, g->since_stack, state == GS_WAITING ? g->reason : 0, state};
+    x->iv[x->niv++] = (struct hd_iv){start,  end,   HD_NONE, obj, g->since_stack,
+                                     state == GS_WAITING ? g->reason : 0, holder, state};
     s->niv++;
 }
 

@@ -61,6 +61,8 @@ struct hd_obj {
     size_t nrel, relcap;    /* until read_records sorts them in) */
     size_t nsorted;
     int64_t open_min; /* the start of the earliest wait on it in progress (prune_releases) */
+    uint32_t acq_g; /* the last thread whose wait on it ended (it got the object then), at */
+    int64_t acq_t;  /* acq_t; HD_NONE: none yet */
 };
 
 /* One ended interval of a goroutine (want_intervals). */
@@ -70,7 +72,8 @@ struct hd_iv {
     uint32_t obj;   /* a wait on an object: its index, else HD_NONE */
     uint32_t stack; /* interned text of the stack that began it, 0 none */
     uint32_t reason;
-    uint8_t state; /* GS_* */
+    uint32_t holder; /* a wait on an object: its holder at block time (hd_g.holder), else HD_NONE */
+    uint8_t state;   /* GS_* */
 };
 
 struct hd_g {        /* per goroutine, by index in gd_ana.gs */
@@ -163,6 +166,30 @@ uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t 
 uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
 /* The releases of o in (after, upto]: their index range [*first, *end). */
 void hd_releases(const struct hd_obj *o, int64_t after, int64_t upto, size_t *first, size_t *end);
+/* Who held an object at a time (hd_holder_at). */
+enum {
+    HD_HOLD_UNKNOWN, /* no holder recorded at block time, and no release since */
+    HD_HOLD_BLOCK,   /* g: the holder at block time, with no release of the object since */
+    HD_HOLD_HANDED,  /* g: got it at t, after the last release since the block (by `by`) */
+    HD_HOLD_FREE     /* `by` released it at t; no thread is known to have taken it since */
+};
+struct hd_hold {
+    int how;     /* HD_HOLD_* */
+    uint32_t g;  /* the holder (goroutine index), HD_NONE for UNKNOWN and FREE */
+    uint32_t by; /* HANDED, FREE: the last releaser (HD_NONE: a thread not in the trace) */
+    int64_t t;   /* HANDED: when g got it; FREE: the release; else the block */
+};
+/* Who held object obj at time at, for a wait on it that began at since with holder h0 at block
+ * time (HD_NONE: unknown). Releases after at are not believed (`hangs --at` reads a whole
+ * generation's records, later ones too): with no release of obj in (since, at] the holder is
+ * h0; after the last one, the thread whose wait on obj ended last in [release, at] (it was
+ * handed the object), from the object's last acquisition or, with intervals kept, from them;
+ * else nobody known (FREE). */
+void hd_holder_at(const struct hd *s, uint32_t obj, uint32_t h0, int64_t since, int64_t at,
+                  struct hd_hold *out);
+/* Whether object obj has an owner a release is recorded for (a mutex, a rwlock, a join: the
+ * joined thread); condvars, semaphores, barriers and the others have none. */
+int hd_obj_owned(const struct hd *s, uint32_t obj);
 /* Display name of goroutine index g (HD_NONE: "(unknown)") into buf (GD_NAME_MAX). */
 const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
 /* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */

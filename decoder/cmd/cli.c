@@ -1,6 +1,7 @@
 /* cli.c: what the commands share (cli.h): their option parser, opening a trace (with the hint to
  * recover a trace whose process died: live.h), the run of a command on the holders analysis
- * through a sink (sink.h), and the one printer of stack texts (trace/stacktext.h).
+ * through a sink (sink.h), the one printer of stack texts (trace/stacktext.h), and the words
+ * `hangs` and the report's Hangs section share (what a thread does, who holds what it waits on).
  * Invariants: options are parsed the same way by every command (a flag not in a command's
  * allowed list is a usage error, exit 2, with the usage on stderr; --help prints it on stdout,
  * exit 0); numbers out of range are usage errors, never clamped; a command's output goes
@@ -9,7 +10,7 @@
 
 #include "live.h"
 #include "sink.h"
-#include "holders.h"
+#include "hangs.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -210,4 +211,86 @@ void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsign
         gd_out_c(o, '\n');
         text += n + (e != NULL);
     }
+}
+
+/* ---- the words of `hangs` (cmd_hangs.c) and of the report's Hangs section ---- */
+
+const char *gd_hang_blocked(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                            size_t n)
+{
+    const struct gd_ana_g *ag = &s->a.gs[g];
+    const struct hg_thread *t = &r->t[g];
+    if (t->doing == HG_SYSCALL) return "in a system call";
+    if (t->obj != HD_NONE)
+        snprintf(buf, n, "waiting on %s", s->a.str.s[s->objs[t->obj].name]);
+    else
+        snprintf(buf, n, "waiting (%s)", ag->reason ? s->a.str.s[ag->reason] : "no reason");
+    return buf;
+}
+
+const char *gd_hang_doing(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                          size_t n)
+{
+    const struct hg_thread *t = &r->t[g];
+    char call[128], d[32];
+    switch (t->doing) {
+    case HG_RUNNING:
+        return "running";
+    case HG_RUNNABLE:
+        return "runnable";
+    case HG_SYSCALL: /* the system call is the first frame of its stack (the hook's) */
+        if (!*hg_call(t->stack, call, sizeof call)) return "in a system call";
+        snprintf(buf, n, "in a system call (%s)", call);
+        return buf;
+    case HG_SLEEPING:
+        return "sleeping";
+    case HG_WAITING:
+        return gd_hang_blocked(s, r, g, buf, n);
+    case HG_EXITED:
+        snprintf(buf, n, "exited at %s", gd_fmt_dur(t->since - s->t0, d, sizeof d));
+        return buf;
+    }
+    return "in no known state";
+}
+
+const char *gd_hang_why(int why)
+{
+    static const char *const text[] = {
+        [HG_WHY_TIMED] = "a wait with a timeout",
+        [HG_WHY_CALL] = "a call not known to wait forever",
+        [HG_WHY_RECENT] = "blocked too recently to judge",
+        [HG_WHY_HOLDER] = "its holder is not known",
+        [HG_WHY_SHARED] = "the object may be shared with another process",
+        [HG_WHY_UNOWNED] = "an object whose owner is not recorded",
+    };
+    return why > 0 && why <= HG_WHY_UNOWNED ? text[why] : "";
+}
+
+const char *gd_hang_holder(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                           size_t n)
+{
+    const struct hg_thread *t = &r->t[g];
+    const struct hd_hold *h = &t->hold;
+    char nb[GD_NAME_MAX], nb2[GD_NAME_MAX], w[1300], t1[32], since[GD_NAME_MAX + 64] = "";
+    const struct hg_deadlock *d = t->dl ? &r->d[t->dl - 1] : NULL;
+    int in_dl = d && !t->behind && d->kind != HG_ALL_STUCK; /* a cycle, an exited holder */
+    if (h->g != HD_NONE) {
+        if (h->how == HD_HOLD_HANDED)
+            snprintf(since, sizeof since, " since %s (%s released it then)",
+                     gd_fmt_dur(h->t - s->t0, t1, sizeof t1), hd_gname(s, h->by, nb2));
+        int gone = r->t[h->g].doing == HG_EXITED;
+        snprintf(buf, n, "held by %s%s, %s%s%s", hd_gname(s, h->g, nb), since,
+                 gd_hang_doing(s, r, h->g, w, sizeof w), gone ? " holding it" : "",
+                 in_dl ? " (deadlock)" : "");
+    } else if (h->how == HD_HOLD_FREE) {
+        snprintf(buf, n,
+                 "holder: %s released it at %s; no thread is known to hold it since (it is "
+                 "being handed to a waiter, or was taken by a thread that did not wait)",
+                 hd_gname(s, h->by, nb), gd_fmt_dur(h->t - s->t0, t1, sizeof t1));
+    } else if (t->owned) {
+        snprintf(buf, n, "holder: unknown (not recorded)");
+    } else {
+        snprintf(buf, n, "holder: none known (no thread owns it: only a wake-up ends this wait)");
+    }
+    return buf;
 }

@@ -45,6 +45,25 @@ enum { GD_SYNC_INTERVALS = 1, GD_SYNC_HOLDERS_ONLY = 2 };
 int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
                       int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s));
 
+/* The words of `hangs` and of the report's Hangs section, for thread g of report r of s
+ * (hangs.h), into buf (n bytes) or a constant: gd_hang_blocked, a blocked thread as its line
+ * says it ("in a system call", "waiting on mutex m", "waiting (sleep)"); gd_hang_doing, what a
+ * thread does at T ("running", "runnable", "in a system call (read)", "sleeping", "waiting on
+ * mutex m", "exited at 21.30ms"); gd_hang_why, why a blocked thread may still move (HG_WHY_*;
+ * "" for none). */
+struct hg_report;
+const char *gd_hang_blocked(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                            size_t n);
+const char *gd_hang_doing(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                          size_t n);
+const char *gd_hang_why(int why);
+/* Who holds what blocked thread g waits on and what that holder does, as `hangs` says it under
+ * the thread: "held by X, in a system call (read)", "held by X since T (Y released it then),
+ * running", "held by X, exited at T holding it (deadlock)", or "holder: ..." (released and not
+ * known to be taken since; unknown; none: a condvar, a semaphore). */
+const char *gd_hang_holder(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,
+                           size_t n);
+
 /* Writes a stack text (stacktext.h), one frame a line after indent: its first max frames (0:
  * all); a text with no frames as indent "(no stack)" when no_stack, else as nothing. */
 void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsigned max,

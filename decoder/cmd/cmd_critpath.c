@@ -7,6 +7,9 @@
  * --task the task's begin to its end, walked from the thread that ended it (a task's work
  * ends where it is ended). --from/--to only narrow that window, never widen it: time outside
  * the target's life is not the target's.
+ * A target still waiting at its end (a hung program) has its path go on through the holders
+ * of what it waits for (critpath.h); a wait the walk cannot follow further because its holder
+ * waits for it (a cycle) or exited holding the lock is printed with a "deadlock:" line.
  * Invariants: the shares and the segments each sum to the target's window, so a percentage
  * is of the target's wall time; a target that is not in the trace, or an empty window, is a
  * usage error (status 2: the trace is fine, the question is not); times printed are from the
@@ -108,6 +111,12 @@ static int write_path(struct gd_out *out, const struct gd_cmd_opts *o, struct hd
                  sg->g == HD_NONE ? "(before the trace)" : hd_gname(s, sg->g, nb),
                  sg->reason ? "  " : "", sg->reason ? s->a.str.s[sg->reason] : "");
         if (*f) gd_out_f(out, "  %21s  at %s\n", "", f);
+        if (sg->note == CP_NOTE_CYCLE) /* hd_gname's buffer: one name per call */
+            gd_out_f(out, "  %21s  deadlock: held by %s, which waits for %s\n", "",
+                     hd_gname(s, sg->holder, nb), hd_gname(s, sg->g, fb));
+        else if (sg->note == CP_NOTE_EXITED)
+            gd_out_f(out, "  %21s  deadlock: held by %s, which exited holding it\n", "",
+                     hd_gname(s, sg->holder, nb));
     }
     cp_free(&p);
     return 0;

@@ -15,7 +15,8 @@
  *     thread's number in the arrays below is its index here (the page sorts rows by id);
  *   slices (7 numbers per interval) when the timeline fits its budget, else width and
  *     buckets; then regions (5), samples (3), tasks (4), regionsum (4), prof (4);
- *   holders, locks, critical_note, critical_path (the holders analysis; small, strings inline).
+ *   holders, locks, critical_note, critical_path, hangs (the holders analysis; small, strings
+ *     inline: hangs is the state at the trace's end in the words of `gotrace hangs`).
  * Rows of numbers are flat arrays, one number after the other, not arrays of objects: at
  * 200,000 intervals the page is mostly these numbers, and a key per field would multiply its
  * size and its parse time. report.js reads them by stride (NF = 7 for slices, and so on), so a
@@ -26,7 +27,9 @@
  * buckets and the distinct strings and stacks, never by the number of events. */
 #include "report_page.h"
 
+#include "cli.h"
 #include "critpath.h"
+#include "hangs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -337,9 +340,25 @@ static void shares(struct gd_out *o, const struct hd *s, const struct cp_share *
     gd_out_c(o, ']');
 }
 
+/* A segment's note (critpath.h CP_NOTE_*) as `critical-path` words it, "" for none. */
+static void seg_note(struct gd_out *o, const struct hd *s, const struct cp_seg *sg)
+{
+    char t[2 * GD_NAME_MAX + 64], nb[GD_NAME_MAX], nb2[GD_NAME_MAX];
+    t[0] = 0;
+    if (sg->note == CP_NOTE_CYCLE)
+        snprintf(t, sizeof t, "deadlock: held by %s, which waits for %s",
+                 hd_gname(s, sg->holder, nb), hd_gname(s, sg->g, nb2));
+    else if (sg->note == CP_NOTE_EXITED)
+        snprintf(t, sizeof t, "deadlock: held by %s, which exited holding it",
+                 hd_gname(s, sg->holder, nb));
+    jstr(o, t, strlen(t));
+}
+
 /* "critical_path": the main thread's (critpath.h), {thread, from, to (ns from the trace's
  * start), threads: [[name, ns]...], funcs: [[name, ns]...], segments: [[thread, state, start,
- * duration, reason, function]...], nsegments}; null with "critical_note" saying why.
+ * duration, reason, function, note ("deadlock: ..." for a wait the walk could not follow
+ * further: critpath.h CP_NOTE_*; "" none)]...], nsegments}; null with "critical_note" saying
+ * why.
  * Above the timeline's budget the holders analysis dropped its intervals (iv_over, set by
  * cmd_report.c's iv_budget): a path from part of them would be wrong, so none is shown. The
  * shares are over the whole path; only the segments listed stop at PATH_SEGMENTS, and
@@ -388,10 +407,136 @@ static void critical(struct gd_out *o, struct hd *s)
         jinterned(o, s, sg->reason);
         gd_out_c(o, ',');
         jstr(o, f, strlen(f));
+        gd_out_c(o, ',');
+        seg_note(o, s, sg);
         gd_out_c(o, ']');
     }
     gd_out_s(o, "]}");
     cp_free(&p);
+}
+
+#define HANGS_SHOWN 200 /* blocked threads listed in the Hangs section (deadlocks: all) */
+
+/* [thread, what it waits on ("waiting on mutex m"), its holder's name ("" none, or a join:
+ * the join names it)] of a deadlock's member or of a thread behind it. */
+static void hang_member(struct gd_out *o, const struct hd *s, const struct hg_report *r,
+                        uint32_t g, int first)
+{
+    char w[1300];
+    const struct hg_thread *t = &r->t[g];
+    const char *blocked = gd_hang_blocked(s, r, g, w, sizeof w);
+    int join = !strncmp(blocked, "waiting on join", 15);
+    gd_out_s(o, first ? "[" : ",[");
+    jname(o, s, g);
+    gd_out_c(o, ',');
+    jstr(o, blocked, strlen(blocked));
+    gd_out_c(o, ',');
+    if (t->owned && t->hold.g != HD_NONE && !join)
+        jname(o, s, t->hold.g);
+    else
+        jstr(o, "", 0);
+    gd_out_c(o, ']');
+}
+
+/* "deadlocks": [[kind ("cycle", "exited", "all": hangs.h), [member...], holder (exited: the
+ * thread that exited holding the lock, else ""), its exit (ns, -1), [behind...]]...]. */
+static void hang_deadlocks(struct gd_out *o, const struct hd *s, const struct hg_report *r)
+{
+    static const char *const kinds[] = {"", "cycle", "exited", "all"};
+    gd_out_s(o, ",\"deadlocks\":[");
+    for (size_t i = 0; i < r->nd; i++) {
+        const struct hg_deadlock *d = &r->d[i];
+        gd_out_s(o, i ? ",\n[" : "[");
+        jstr(o, kinds[d->kind], strlen(kinds[d->kind]));
+        gd_out_s(o, ",[");
+        for (size_t k = 0; k < d->n; k++)
+            hang_member(o, s, r, d->g[k], k == 0);
+        gd_out_s(o, "],");
+        if (d->kind == HG_EXITED_HOLDER)
+            jname(o, s, d->holder);
+        else
+            jstr(o, "", 0);
+        num(o, 0, d->kind == HG_EXITED_HOLDER ? r->t[d->holder].since - s->a.t0 : -1);
+        gd_out_s(o, ",[");
+        for (size_t k = 0; k < d->nbehind; k++)
+            hang_member(o, s, r, d->behind[k], k == 0);
+        gd_out_s(o, "]]");
+    }
+    gd_out_c(o, ']');
+}
+
+/* "blocked": [[thread, what ("waiting on mutex m", "in a system call"), since (ns), stack,
+ * holder line (gd_hang_holder; "" for a wait on no object), holder's stack (when it is blocked
+ * too), deadlock (index in deadlocks, -1 none)]...], the first HANGS_SHOWN, "nblocked" all. */
+static void hang_blocked(struct gd_out *o, const struct hd *s, const struct hg_report *r)
+{
+    char w[1300], line[3000];
+    size_t n = 0;
+    gd_out_s(o, ",\"blocked\":[");
+    for (uint32_t g = 0; g < r->nt; g++) {
+        const struct hg_thread *t = &r->t[g];
+        if (t->doing != HG_WAITING && t->doing != HG_SLEEPING && t->doing != HG_SYSCALL) continue;
+        if (n++ >= HANGS_SHOWN) continue;
+        const char *what = gd_hang_blocked(s, r, g, w, sizeof w);
+        const char *holder = t->obj != HD_NONE ? gd_hang_holder(s, r, g, line, sizeof line) : "";
+        uint32_t h = t->obj != HD_NONE ? t->hold.g : HD_NONE;
+        int hb = h != HD_NONE && (r->t[h].doing == HG_WAITING || r->t[h].doing == HG_SYSCALL ||
+                                  r->t[h].doing == HG_SLEEPING);
+        gd_out_s(o, n > 1 ? ",\n[" : "[");
+        jname(o, s, g);
+        gd_out_c(o, ',');
+        jstr(o, what, strlen(what));
+        num(o, 0, t->since - s->a.t0);
+        gd_out_c(o, ',');
+        jstr(o, t->stack, strlen(t->stack));
+        gd_out_c(o, ',');
+        jstr(o, holder, strlen(holder));
+        gd_out_c(o, ',');
+        jstr(o, hb ? r->t[h].stack : "", hb ? strlen(r->t[h].stack) : 0);
+        num(o, 0, t->dl ? (int64_t)t->dl - 1 : -1);
+        gd_out_c(o, ']');
+    }
+    gd_out_s(o, "],\"nblocked\":");
+    gd_out_i(o, (int64_t)n);
+}
+
+/* "hangs" (hangs.h, in the words of `gotrace hangs`): {at (ns), nlive, nstuck, all_stuck,
+ * deadlocks, blocked, nblocked, movers: [[thread, what it does, why it may still move]...] (the
+ * first 5 live threads that are not stuck)}; null when out of memory. The state is the one at
+ * the end of the trace. */
+static void hangs(struct gd_out *o, const struct hd *s)
+{
+    struct hg_report r;
+    char w[1300];
+    key(o, "hangs");
+    if (hg_compute(s, s->a.tend, &r)) {
+        gd_out_s(o, "null");
+        return;
+    }
+    gd_out_s(o, "{\"at\":");
+    gd_out_i(o, r.at - s->a.t0);
+    gd_out_s(o, ",\"nlive\":");
+    gd_out_i(o, (int64_t)r.nlive);
+    gd_out_s(o, ",\"nstuck\":");
+    gd_out_i(o, (int64_t)r.nstuck);
+    gd_out_s(o, r.all_stuck ? ",\"all_stuck\":true" : ",\"all_stuck\":false");
+    hang_deadlocks(o, s, &r);
+    hang_blocked(o, s, &r);
+    gd_out_s(o, ",\"movers\":[");
+    for (uint32_t g = 0, n = 0; g < r.nt && n < 5; g++) {
+        const struct hg_thread *t = &r.t[g];
+        if (t->stuck || t->doing == HG_EXITED || t->doing == HG_UNKNOWN) continue;
+        gd_out_s(o, n++ ? ",[" : "[");
+        jname(o, s, g);
+        const char *d = gd_hang_doing(s, &r, g, w, sizeof w), *why = gd_hang_why(t->why);
+        gd_out_c(o, ',');
+        jstr(o, d, strlen(d));
+        gd_out_c(o, ',');
+        jstr(o, why, strlen(why));
+        gd_out_c(o, ']');
+    }
+    gd_out_s(o, "]}");
+    hg_free(&r);
 }
 
 /* The JSON object (the file's header comment gives its layout). "slices" is absent when the
@@ -416,10 +561,13 @@ static void data(struct gd_out *o, const char *file, const struct gd_dec *d, str
     if (m->sync) {
         locks(o, m->sync);
         critical(o, m->sync);
+        hangs(o, m->sync);
     } else {
         key(o, "locks");
         gd_out_s(o, "null");
         key(o, "critical_path");
+        gd_out_s(o, "null");
+        key(o, "hangs");
         gd_out_s(o, "null");
     }
     gd_out_s(o, "}\n");

@@ -1,7 +1,8 @@
 /* report.js: draws the gotrace report from the JSON in <script id="data"> (written by
  * decoder/report_page.c). Hand-written, no libraries; runs from a file with no network.
  * Sections: facts, timeline (canvas: rows per thread, zoom/pan, tooltips, wake-up edges,
- * details), thread table, flame graphs, tasks and regions, locks, critical path.
+ * details), thread table, flame graphs, tasks and regions, hangs (and a deadlock's banner at the
+ * top), locks, critical path.
  * Invariant: the page names threads, states and reasons in a C programmer's words. */
 'use strict';
 
@@ -672,8 +673,67 @@ function criticalSection() {
   const segs = el('details', {}, el('summary', { text: `Segments (${P.nsegments}` +
     (P.nsegments > P.segments.length ? `, the first ${P.segments.length} shown)` : ')') }),
   table(['start', 'duration', 'state', 'thread', 'reason', 'where'],
-    P.segments.map((g) => [fmt(g[2]), fmt(g[3]), g[1], g[0], g[4], g[5]])));
+    P.segments.map((g) => [fmt(g[2]), fmt(g[3]), g[1], g[0], g[4], g[5] + (g[6] ? ' (' + g[6] + ')' : '')])));
+  /* A wait the walk could not follow further (its holder waits for it, or exited) ends it. */
+  const stop = P.segments.find((g) => g[6]);
+  if (stop)
+    box.textContent += ` ${P.thread} waits at its end, and the path follows the holders of what it ` +
+      `waits for until ${stop[0]}, ${stop[4]}: ${stop[6]}.`;
   sec.append(segs);
+}
+
+/* ---- hangs: the threads blocked at the end of the trace and the deadlocks (gotrace hangs) ---- */
+function memberText(m) { return `${m[0]} ${m[1]}${m[2] ? ' held by ' + m[2] : ''}`; }
+function deadlockText(d) {
+  const [kind, members, holder, exitedAt] = d;
+  if (kind === 'cycle')
+    return members.map((m) => `${m[0]} ${m[1]} held by`).join(' ') + ' ' + members[0][0];
+  if (kind === 'exited')
+    return members.map((m) => `${m[0]} ${m[1]}`).join('; ') +
+      ` held by ${holder}, which exited at ${fmt(exitedAt)} holding it`;
+  return 'no thread can make progress: ' + members.map(memberText).join('; ');
+}
+function hangsSection() {
+  const H = D.hangs, box = $('hangs-text'), sec = $('hangs');
+  if (!H) {
+    box.textContent = 'Not computed. gotrace hangs computes it for any trace.';
+    return;
+  }
+  box.textContent = H.nblocked ? `At the end of the trace (${fmt(H.at)}), ${H.nblocked} threads ` +
+    'were blocked: what each waited on, who held it and what that holder was doing, as gotrace ' +
+    'hangs prints it. A deadlock is said only of threads that can never move again: threads each ' +
+    'waiting for a lock the next holds, waiters of a lock whose holder exited holding it, or every ' +
+    'thread waiting, without a timeout, for another.'
+    : 'No thread was blocked at the end of the trace.';
+  for (const d of H.deadlocks) {
+    const div = el('div', { class: 'alert' }, el('strong', { text: 'Deadlock: ' }), deadlockText(d));
+    for (const b of d[4]) div.append(el('div', { text: 'behind it: ' + memberText(b) }));
+    sec.append(div);
+  }
+  if (H.deadlocks.length) {
+    const v = $('verdict');
+    v.hidden = false;
+    v.append(el('strong', { text: H.deadlocks.length === 1 ? 'Deadlock' : `${H.deadlocks.length} deadlocks` }),
+      ' at the end of the trace: ' + deadlockText(H.deadlocks[0]) + '. ',
+      el('a', { href: '#hangs', text: 'Hangs' }));
+  }
+  if (H.all_stuck && !H.deadlocks.some((d) => d[0] === 'all'))
+    sec.append(el('p', { text: `No thread can make progress: the ${H.nlive} live threads each ` +
+      'wait, without a timeout, for another.' }));
+  else if (H.nstuck && !H.all_stuck)
+    sec.append(el('p', { text: (H.deadlocks.length ? '' : 'No deadlock: ') + 'not every thread is ' +
+      'stuck: ' + H.movers.map((m) => `${m[0]} ${m[1]}${m[2] ? ' (' + m[2] + ')' : ''}`).join('; ') +
+      (H.nlive - H.nstuck > H.movers.length ? `; and ${H.nlive - H.nstuck - H.movers.length} more` : '') }));
+  if (!H.blocked.length) return;
+  sec.append(table(['thread', 'blocked', 'for', 'holder'],
+    H.blocked.map((b) => [b[0], b[1], fmt(H.at - b[2]), b[4] || '–'])));
+  if (H.nblocked > H.blocked.length)
+    sec.append(el('p', { class: 'help', text: `The first ${H.blocked.length} of ${H.nblocked} blocked threads are listed.` }));
+  for (const b of H.blocked.slice(0, 20)) {
+    const det = el('details', {}, el('summary', { text: `${b[0]}: ${b[1]}` }), stackPre(b[3]));
+    if (b[4]) det.append(el('p', { text: b[4] + (b[5] ? ', at:' : '') }), ...(b[5] ? [stackPre(b[5])] : []));
+    sec.append(det);
+  }
 }
 
 facts();
@@ -681,6 +741,7 @@ legend();
 threadTable();
 flames();
 annotations();
+hangsSection();
 lockSection();
 criticalSection();
 timelineEvents();

@@ -183,32 +183,266 @@ Test(locks, contention_shows_holders)
     free(text);
 }
 
-/* G2 waits on A (0xa) held by G3, G3 on B (0xb) held by G2: a deadlock at the end; G4 waits
- * on a condvar: blocked, no holder. */
+/* G2 waits on A (0xa) held by G3, G3 on B (0xb) held by G2, both in pthread_mutex_lock: a
+ * deadlock at the end (30 ms, past the 10 ms a wait must last to be judged); G4 waits on a
+ * condvar: blocked, no holder; G1 runs to the end, so the program as a whole could go on. */
+static const char abba_text[] =
+    "str 1 sync: mutex A\nstr 2 sync: mutex B\nstr 3 sync: condvar C\nstr 4 pthread_mutex_lock\n"
+    "str 5 pthread_cond_wait\nstr 9 f\nstack 1 10 4 0 0 11 9 0 0\nstack 2 20 5 0 0 21 9 0 0\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @110 GoBlock 2 1\n"
+    "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @120 GoBlock 3 2\n"
+    "M 1: @30000000 GoSyscallBegin 1 0; @30000001 GoSyscallEnd\n";
+
+/* text with the first "from" replaced by "to", malloc'd. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *p = strstr(text, from);
+    cr_assert(p, "no \"%s\" in the trace text", from);
+    char *out = malloc(strlen(text) + strlen(to) + 1);
+    sprintf(out, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
+    return out;
+}
+
 Test(locks, hangs_finds_the_cycle)
 {
-    char *text =
-        with_records("str 1 sync: mutex A\nstr 2 sync: mutex B\nstr 3 sync: condvar C\n"
-                     "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
-                     "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 0\n"
-                     "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @110 GoBlock 2 0\n"
-                     "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @120 GoBlock 3 0\n"
-                     "M 1: @1000 GoDestroy\n",
-                     "w 100 2 a 1 3; w 110 3 b 2 2");
+    char *text = with_records(abba_text, "w 100 2 a 1 3; w 110 3 b 2 2");
     char *out = run(gd_cmd_hangs, text, NULL, 0);
     cr_assert(strstr(out, ": 3 threads blocked\n"), "%s", out);
-    cr_assert(strstr(out, "\ndeadlock: G2 waiting on mutex A held by G3 waiting on mutex B held "
-                          "by G2\n"),
+    cr_assert(strstr(out, "\ndeadlock: f (G2) waiting on mutex A held by f (G3) waiting on mutex B "
+                          "held by f (G2)\n"),
               "%s", out);
-    cr_assert(strstr(out, "G4  waiting on condvar C  for 881ns (since 110ns)\n"), "%s", out);
+    cr_assert(strstr(out, "f (G4)  waiting on condvar C  for 30.00ms (since 110ns)\n"), "%s", out);
+    cr_assert(strstr(out, "\nnot every thread is stuck: G1 running\n"), "%s", out);
     cr_assert(strstr(out, "holder: none known"), "%s", out);
     cr_assert(strstr(out, "\n1 deadlock\n"), "%s", out);
     free(out);
     /* At 95 ns after the start (the first event, 10): only G2 waits, on G3 running. */
     out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "95", NULL}, 0);
     cr_assert(strstr(out, ": 1 threads blocked\n"), "%s", out);
-    cr_assert(strstr(out, "held by G3, not blocked"), "%s", out);
+    cr_assert(strstr(out, "held by G3, running\n"), "%s", out); /* G3 has no stack yet */
     cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* The same cycle in pthread_mutex_timedlock: each wait ends at its timeout, so the program goes
+ * on: no deadlock (the threads are said to wait with a timeout). */
+Test(locks, hangs_timed_waits_are_no_deadlock)
+{
+    char *t = replaced(abba_text, "str 4 pthread_mutex_lock", "str 4 pthread_mutex_timedlock");
+    char *text = with_records(t, "w 100 2 a 1 3; w 110 3 b 2 2");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\nno deadlock: not every thread is stuck: G1 running; f (G2) waiting "
+                          "on mutex A (a wait with a timeout); f (G3) waiting on mutex B (a wait "
+                          "with a timeout)\n"),
+              "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+    free(t);
+}
+
+/* Item 1 of issue 46: G1 takes L, then blocks in read() (a system call) from 50 ns to 30 ms;
+ * G2 (from 100) and G3 (from 200) wait for L; G1 releases it at 30 ms, G2 gets it (its wait
+ * ends at 30.00001 ms) and keeps it; G3 waits to the end (50 ms). */
+static const char reader_text[] =
+    "str 1 sync: mutex L\nstr 2 pthread_mutex_lock\nstr 3 read\nstr 4 f\nstr 5 l.c\n"
+    "str 6 pthread_mutex_unlock\n"
+    "stack 1 10 2 0 0 11 4 5 3\nstack 2 20 3 0 0 21 4 5 9\nstack 3 30 6 0 0 31 4 5 12\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @50 GoSyscallBegin 1 2;"
+    " @30000000 GoSyscallEnd; @30000010 GoUnblock 2 1 3; @50000000 GoDestroy\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1;"
+    " @30000100 GoStart 2 2\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @200 GoBlock 1 1\n";
+static const char reader_recs[] = "w 100 2 100 1 1; w 200 3 100 1 1; r 30000005 1 100 3";
+
+Test(locks, hangs_at_names_the_holder_in_read)
+{
+    char *text = with_records(reader_text, reader_recs);
+    /* At 20 ms G1 still holds L, blocked in read(): its release at 30 ms is after T. */
+    char *out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "20ms", NULL}, 0);
+    cr_assert(strstr(out, "f (G2)  waiting on mutex L  for 20.00ms (since 90ns)\n"
+                          "      pthread_mutex_lock\n      f l.c:3\n"
+                          "  held by f (G1), in a system call (read)\n"
+                          "      read\n      f l.c:9\n"),
+              "%s", out);
+    cr_assert(!strstr(out, "released"), "%s", out);
+    cr_assert(strstr(out, "no deadlock: not every thread is stuck: f (G1) in a system call (read)\n"),
+              "%s", out);
+    free(out);
+    /* At 40 ms G1 released it (at 30 ms) and G2, which waited, got it: G3 waits for G2. */
+    out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "40ms", NULL}, 0);
+    cr_assert(strstr(out, "f (G3)  waiting on mutex L  for 40.00ms (since 190ns)\n"), "%s", out);
+    cr_assert(strstr(out, "  held by f (G2) since 30.00ms (f (G1) released it then), running\n"),
+              "%s", out);
+    free(out);
+    /* A window of the critical path ending inside G2's wait (20 ms) leads to G1's read(). */
+    out = run(gd_cmd_critical_path, text, (const char *const[]){"--thread", "G2", "--to", "20ms",
+                                                               NULL},
+              0);
+    cr_assert(strstr(out, "        40ns    20.00ms  syscall   f (G1)\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* Item 2: G2 takes L and exits at 1 ms holding it; G3 waits for L from 100 ns (holder: thread
+ * 2); G1 joins G3 from 300 ns; G4 runs to 40 ms and exits. G3 can never go on: a deadlock, and
+ * G1 behind it. */
+static const char exited_text[] =
+    "str 1 sync: mutex L\nstr 2 sync: join\nstr 3 pthread_mutex_lock\nstr 4 pthread_join\n"
+    "str 5 f\nstack 1 10 3 0 0 11 5 0 0\nstack 2 20 4 0 0 21 5 0 0\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @300 GoBlock 2 2\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @1000010 GoDestroy\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @100 GoBlock 1 1\n"
+    "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @40000000 GoDestroy\n";
+
+Test(locks, hangs_holder_exited_holding_the_lock)
+{
+    char *text = with_records(exited_text, "w 100 3 100 1 2; w 300 1 200 2 3");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\ndeadlock: f (G3) waiting on mutex L held by G2, which exited at "
+                          "1.00ms holding it\n  behind it: f (G1) waiting on join f (G3)\n"),
+              "%s", out);
+    cr_assert(strstr(out, "  held by G2, exited at 1.00ms holding it (deadlock)\n"), "%s", out);
+    cr_assert(strstr(out, "\n1 deadlock\n"), "%s", out);
+    free(out);
+    /* Before the exit G2 runs: no verdict. */
+    out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "500000", NULL}, 0);
+    cr_assert(strstr(out, "  held by G2, running\n"), "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    /* The critical path of G1 (joining G3) leads to G3's wait, then G2's work before it exited. */
+    out = run(gd_cmd_critical_path, text, (const char *const[]){"--thread", "G1", NULL}, 0);
+    cr_assert(strstr(out, "deadlock: held by G2, which exited holding it\n"), "%s", out);
+    cr_assert(strstr(out, "   97.5%     39.00ms  f (G3)\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* Item 5: G2 waits on semaphore SA, G3 on SB (each posted only by the other), G1 joins G2; G4
+ * exits at 40 ms. No owner, no cycle of holders, yet no thread can move. SPEC replaces "SA SB":
+ * the objects' names, the end (G4's exit) and G3's call vary by test. */
+static char *sems(const char *a, const char *b, const char *g3call, const char *end)
+{
+    char buf[2000];
+    snprintf(buf, sizeof buf,
+             "str 1 sync: semaphore %s\nstr 2 sync: semaphore %s\nstr 3 sync: join\n"
+             "str 4 sem_wait\nstr 5 pthread_join\nstr 6 %s\nstr 7 f\nstack 1 10 4 0 0 11 7 0 0\n"
+             "stack 2 20 5 0 0 21 7 0 0\nstack 3 30 6 0 0 31 7 0 0\n"
+             "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @300 GoBlock 3 2\n"
+             "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+             "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @110 GoBlock 2 3\n"
+             "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @%s GoDestroy\n",
+             a, b, g3call, end);
+    return with_records(buf, "w 300 1 200 3 2");
+}
+
+Test(locks, hangs_no_thread_can_move)
+{
+    char *text = sems("sem_a", "sem_b", "sem_wait", "40000000");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\ndeadlock: no thread can make progress: f (G1) waiting on join f (G2); "
+                          "f (G2) waiting on semaphore sem_a; f (G3) waiting on semaphore sem_b\n"),
+              "%s", out);
+    cr_assert(strstr(out, "\n1 deadlock\n"), "%s", out);
+    free(out);
+    /* The critical path of the main thread leads into G2's wait. */
+    out = run(gd_cmd_critical_path, text, (const char *const[]){"--thread", "G1", NULL}, 0);
+    cr_assert(strstr(out, "  100.0%     40.00ms  f (G2)\n"), "%s", out);
+    free(out);
+    free(text);
+    /* Objects known by address only: another process may post them. */
+    text = sems("0x5600 from f (f.c:3)", "0x5608 from f (f.c:3)", "sem_wait", "40000000");
+    out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\nno deadlock: not every thread is stuck: f (G2) waiting on semaphore "
+                          "0x5600 from f (f.c:3) (the object may be shared with another process)"),
+              "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+    /* G3 in sem_timedwait: it goes on at its timeout. */
+    text = sems("sem_a", "sem_b", "sem_timedwait", "40000000");
+    out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "f (G3) waiting on semaphore sem_b (a wait with a timeout)"), "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+    /* The trace ends 5 ms after the last wait began: too soon to judge. */
+    text = sems("sem_a", "sem_b", "sem_wait", "5000000");
+    out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(!strstr(out, "\ndeadlock:"), "%s", out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* A lost wake-up: G3 signalled the condvar and exited (at 50 ns) before G2 waited on it (from
+ * 100 ns, without a predicate); G1 joins G2; G4 exits at 40 ms. */
+Test(locks, hangs_lost_wakeup)
+{
+    char *text = with_records(
+        "str 1 sync: condvar wake_cv\nstr 2 sync: join\nstr 3 pthread_cond_wait\n"
+        "str 4 pthread_join\nstr 5 f\nstack 1 10 3 0 0 11 5 0 0\nstack 2 20 4 0 0 21 5 0 0\n"
+        "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @300 GoBlock 2 2\n"
+        "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+        "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @50 GoDestroy\n"
+        "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @40000000 GoDestroy\n",
+        "w 300 1 200 2 2");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\ndeadlock: no thread can make progress: f (G1) waiting on join f (G2); "
+                          "f (G2) waiting on condvar wake_cv\n"),
+              "%s", out);
+    free(out);
+    free(text);
+}
+
+/* The negative: G2 (consumer) waits on a condvar that G3 (producer, asleep: reason "sleep")
+ * will signal; G1 joins G2; the trace ends at 40 ms, mid-sleep. A sleep ends by itself: no
+ * deadlock, and the line says who can still move. */
+Test(locks, hangs_sleeping_producer_is_no_deadlock)
+{
+    char *text = with_records(
+        "str 1 sync: condvar data_ready\nstr 2 sync: join\nstr 3 pthread_cond_wait\n"
+        "str 4 pthread_join\nstr 5 sleep\nstr 6 f\nstack 1 10 3 0 0 11 6 0 0\n"
+        "stack 2 20 4 0 0 21 6 0 0\nstack 3 30 5 0 0 31 6 0 0\n"
+        "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @300 GoBlock 2 2\n"
+        "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+        "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @110 GoBlock 5 3\n"
+        "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @40000000 GoDestroy\n",
+        "w 300 1 200 2 2");
+    char *out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\nno deadlock: not every thread is stuck: f (G3) sleeping\n"), "%s",
+              out);
+    cr_assert(strstr(out, "\n0 deadlocks\n"), "%s", out);
+    cr_assert(!strstr(out, "\ndeadlock:"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* Item 6: the critical path of the main thread of abba_text, extended with G1 joining G2 until
+ * the end: it follows G1's join to G2, G2's wait to G3, G3's to G2 again at the same time (a
+ * cycle): G3's wait is the path, noted, and the walk goes on back along G3. */
+Test(locks, critical_path_into_a_deadlock)
+{
+    char *t = replaced(abba_text, "M 1: @30000000 GoSyscallBegin 1 0; @30000001 GoSyscallEnd\n",
+                       "str 6 sync: join\nstr 7 pthread_join\nstr 8 main\n"
+                       "stack 3 30 7 0 0 31 8 0 0\nM 1: @500 GoBlock 6 3\n"
+                       "M 5: @50 ProcStatus 4 Running; @51 GoStatus 5 5 Running;"
+                       " @30000000 GoDestroy\n");
+    char *text = with_records(t, "w 100 2 a 1 3; w 110 3 b 2 2; w 500 1 c 6 2");
+    free(t);
+    char *out = run(gd_cmd_critical_path, text, NULL, 0);
+    cr_assert(strstr(out, "critical path of the main thread main (G1): 1ns .. 30.00ms"), "%s", out);
+    cr_assert(strstr(out, "  100.0%     30.00ms  f (G3)\n"), "%s", out);
+    cr_assert(strstr(out, "deadlock: held by f (G2), which waits for f (G3)\n"), "%s", out);
+    free(out);
+    out = run(gd_cmd_hangs, text, NULL, 0);
+    cr_assert(strstr(out, "\ndeadlock: f (G2) waiting on mutex A held by f (G3) waiting on mutex B "
+                          "held by f (G2)\n  behind it: main (G1) waiting on join f (G2)\n"),
+              "%s", out);
+    cr_assert(strstr(out, "no thread can make progress"), "%s", out);
     free(out);
     free(text);
 }
@@ -304,4 +538,21 @@ Test(locks, usage_errors)
     cr_assert_eq(ns, 7);
     cr_assert_eq(hd_parse_time("3 ms", &ns), -1);
     cr_assert_eq(hd_parse_time("-1ms", &ns), -1);
+}
+
+/* The report's data carry the same verdicts: exited_text's deadlock (kind "exited", its holder
+ * and exit time, main behind it) and the critical path's note. */
+Test(locks, report_has_the_hangs)
+{
+    char *text = with_records(exited_text, "w 100 3 100 1 2; w 300 1 200 2 3");
+    char *out = run(gd_cmd_report, text, (const char *const[]){"-o", "-", NULL}, 0);
+    cr_assert(strstr(out, "\"deadlocks\":[[\"exited\",[[\"f (G3)\",\"waiting on mutex L\",\"G2\"]],"
+                          "\"G2\",1000000,[[\"f (G1)\",\"waiting on join f (G3)\",\"\"]]]]"),
+              "%.3000s", strstr(out, "\"hangs\"") ? strstr(out, "\"hangs\"") : out);
+    cr_assert(strstr(out, "\"held by G2, exited at 1.00ms holding it (deadlock)\""), "%s",
+              strstr(out, "\"hangs\""));
+    cr_assert(strstr(out, "\"deadlock: held by G2, which exited holding it\""), "%s",
+              strstr(out, "\"critical_path\""));
+    free(out);
+    free(text);
 }

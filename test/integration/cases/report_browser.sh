@@ -1,9 +1,11 @@
 # report_browser: `gotrace report` pages of real traces (examples/pipeline, and
 # examples/annotations with CPU samples) rendered by headless Chromium: no script error, the
-# rendered DOM names the threads, their wait reasons, the Locks section (the queue's mutex and
-# condvars, who held them) and the Critical path section, and the
+# rendered DOM names the threads, their wait reasons, the Hangs section, the Locks section (the
+# queue's mutex and condvars, who held them) and the Critical path section, and the
 # screenshot is not blank (many colours; the running and blocked colours of the timeline); a
 # link to one of the collector's waits shows its details: the waiting call and who woke it.
+# A deadlocked run (progs/locks.c abba, killed): the page says so at its top (the banner) and
+# in its Hangs section (the cycle, main behind it), and its critical path leads into the cycle.
 # itest-timeout: 150
 
 G=$GT_BUILD/gotrace
@@ -40,7 +42,7 @@ expect_status "traced pipeline" 0
 render "$CASE_DIR/pipe.html"
 python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/pipe.html.dom" \
     main producer worker collector "blocked on sync: condvar" "blocked on sync: mutex" \
-    "blocked on sync: join" "Locks" "held most by" "condvar" "Critical path" "By thread" \
+    "blocked on sync: join" "Hangs" "Locks" "held most by" "condvar" "Critical path" "By thread" \
     >"$CASE_DIR/check.out" ||
     fail "pipeline page: $(cat "$CASE_DIR/check.out")"
 python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/pipe.html.png" \
@@ -72,3 +74,21 @@ python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/annot.html.dom
 python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/annot.html.png" \
     '#3a9d4a' >"$CASE_DIR/check.out" ||
     fail "annotations screenshot: $(cat "$CASE_DIR/check.out")"
+
+# A deadlock: take_a_then_b and take_b_then_a each wait for the lock the other holds; main joins
+# the first. Generations every 50 ms; killed once the trace has 6 (the cycle is > 200 ms old).
+prog=$(build_prog locks)
+trace_start_bg abba GOTRACE_PERIOD_MS=50 -- "$prog" abba
+wait_for_generations "$RUN_TRACE" "$RUN_PID" 6
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null || true
+"$G" report "$RUN_TRACE" -o "$CASE_DIR/abba.html" 2>"$CASE_DIR/report.err" ||
+    fail "gotrace report abba: $(cat "$CASE_DIR/report.err")"
+render "$CASE_DIR/abba.html"
+# (The DOM holds the page's script and data too: each text below exists only once rendered.)
+python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/abba.html.dom" \
+    '<p id="verdict" class="alert"><strong>Deadlock</strong> at the end of the trace: take_a_then_b (G2) waiting on mutex lock_b held by take_b_then_a (G3)' \
+    "behind it: main (G1) waiting on join take_a_then_b (G2)" \
+    "No thread can make progress: the 3 live threads" \
+    "the path follows the holders of what it waits for until take_b_then_a (G3)" \
+    >"$CASE_DIR/check.out" || fail "abba page: $(cat "$CASE_DIR/check.out")"
