@@ -281,6 +281,7 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint
     default:
         return;
     }
+    g->ended_by = waker;
     if (a->cb && a->cb->slice && d >= 0) a->cb->slice(a, g, g->state, g->since, t);
 }
 
@@ -446,6 +447,14 @@ static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_te
     static const char before[] = "waiting (since before this generation)";
     static const char created[] = "created blocked";
     g->nblock++;
+    /* The thread it waits on: its block's; a status's m, else the M of the batch that holds
+     * the status (gotrace writes a waiting thread's status in the thread's own batch; Go
+     * writes them M-less: none). */
+    int status = ev->type == GO_EV_GO_STATUS || ev->type == GO_EV_GO_STATUS_STACK;
+    g->wait_m = ev->type == GO_EV_GO_BLOCK         ? ev->m
+                : status && ev->args[1] != GD_NONE ? ev->args[1]
+                : status                           ? ev->m
+                                                   : GD_NONE;
     if (ev->type == GO_EV_GO_BLOCK) {
         g->reason = gen_str(a, gen, t->reason);
         g->site = gen_site(a, gen, g->reason, t->reason, t->stack);
@@ -458,6 +467,27 @@ static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_te
     g->reason = gd_intern(&a->str, r, (uint32_t)strlen(r));
     uint64_t stk = ev->type == GO_EV_GO_STATUS_STACK ? ev->args[3] : t->stack;
     g->site = site_of(a, gen, g->reason, stk);
+}
+
+/* Who ended the wait of goroutine id that ev makes runnable (GD_WAKER_*: analysis.h): the
+ * goroutine running on the thread that wrote it, else (no goroutine there, or the waiter's
+ * own) GD_WAKER_SELF when ev was written on the thread the waiter waits on and has a stack,
+ * which is how libgotrace.so writes a wait that ended itself (with the waiting call's stack:
+ * docs/blocking.md), else GD_WAKER_NONE (Go's runtime writes the wake-ups no goroutine makes,
+ * timers' and the network poller's, without a stack). 0, or -1 when out of memory (a->gs may
+ * move). */
+static int waker_of(struct gd_ana *a, const struct gd_tev *ev, uint64_t id, uint32_t *waker)
+{
+    if (ev->g != GD_NONE && ev->g != id) {
+        struct gd_ana_g *w = gacc(a, ev->g, ev->time);
+        if (!w) return -1;
+        *waker = (uint32_t)(w - a->gs);
+        return 0;
+    }
+    uint32_t *i = gd_hm_get(&a->gmap, id);
+    uint64_t m = i ? a->gs[*i].wait_m : GD_NONE;
+    *waker = m != GD_NONE && ev->m == m && own_stack(ev) ? GD_WAKER_SELF : GD_WAKER_NONE;
+    return 0;
 }
 
 /* The per-generation caches go when the generation changes (their keys are its ids). Tasks,
@@ -473,7 +503,8 @@ static void wait_begins(struct gd_ana *a, struct gd_ana_g *g, const struct gd_te
  *   GoUnblock (for our traces the thread that unlocked, signalled, posted or exited). That is
  *   who ended the wait: Go's cmd/trace draws its unblock arrows from it too. A waiter that
  *   unblocked itself (its call returned: a timeout, one of several waiters of a mutex, a
- *   sleep; docs/blocking.md) or an event without a goroutine (Go's netpoller) has no waker.
+ *   sleep; docs/blocking.md) or an event without a goroutine (Go's netpoller) has no waker:
+ *   GD_WAKER_SELF for the first (written on the waiter's own thread), GD_WAKER_NONE else.
  * - A wake-up with a waker gets a flow id, completed (flow_end) when the wakee next runs: the
  *   export's arrow from the wake-up to where the woken thread resumed.
  * - A goroutine that ends closes the regions it left open, at its end.
@@ -520,13 +551,15 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         g->start = frame_name(a, gen, stk, 1);
     }
     if (t.old == t.new && g->state == t.new) return 0; /* status fix-up: no change */
-    uint32_t gi = (uint32_t)(g - a->gs), waker = GD_WAKER_NONE;
-    if (t.new == GS_RUNNABLE && g->state == GS_WAITING && ev->g != GD_NONE && ev->g != t.id) {
-        struct gd_ana_g *w = gacc(a, ev->g, now);
-        if (!w) return -1;
-        waker = (uint32_t)(w - a->gs);
+    uint32_t gi = (uint32_t)(g - a->gs), waker = GD_WAKER_NONE, stk = 0;
+    if (t.new == GS_RUNNABLE && g->state == GS_WAITING) {
+        if (waker_of(a, ev, t.id, &waker)) return -1;
         g = &a->gs[gi]; /* gacc may have moved a->gs */
+        /* The waker's stack, its unblock's: the runnable interval's since_stack below too
+         * (taken here, the texts are interned in the order they always were). */
+        if (a->want_stacks && GD_WAKER_IS_G(waker)) stk = gen_stack(a, gen, own_stack(ev));
     }
+    g->end_stack = stk;
     close_interval(a, g, now, waker);
     if (t.new == GS_NOTEXIST)
         while (g->nregs)
@@ -534,7 +567,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
     if (t.new == GS_WAITING) wait_begins(a, g, ev, gen, &t);
     if (t.new == GS_SYSCALL && t.old == GS_RUNNING) g->nsys++;
     if (t.new == GS_RUNNING || t.new == GS_SYSCALL) g->m = ev->m;
-    if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&waker != GD_WAKER_NONE && a->cb &&
+    if (t.new == GS_RUNNABLE && t.old == GS_WAITING &&GD_WAKER_IS_G(waker) && a->cb &&
         a->cb->wake) {
         g->flow = ++a->nflows;
         a->cb->wake(a, &a->gs[waker], g, now, g->flow);
@@ -544,7 +577,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         g->flow = 0;
     }
     g->state = t.new;
-    if (a->want_stacks) g->since_stack = gen_stack(a, gen, own_stack(ev));
+    if (a->want_stacks) g->since_stack = stk ? stk : gen_stack(a, gen, own_stack(ev));
     g->since = now;
     g->last = now;
     return 0;
@@ -561,6 +594,7 @@ void gd_ana_finish(struct gd_ana *a)
         while (g->nregs)
             close_region(a, g, a->tend);
         if (g->state == GS_NOTEXIST || g->state == GS_UNDET) continue;
+        g->end_stack = 0;
         close_interval(a, g, a->tend, GD_WAKER_END);
         g->since = a->tend;
         g->last = a->tend;

@@ -67,6 +67,10 @@ struct gd_ana_g {
     int64_t ns_run, ns_runnable, ns_sys, ns_wait;
     uint64_t nblock, nsys; /* waits begun (one under way at its first status too); syscalls */
     uint32_t reason, site; /* of the current wait: interned reason, index in gd_ana.sites */
+    /* and its thread: its GoBlock's M, or for a wait under way at its first status the
+     * status's m, else the M of the status's batch (gotrace writes a waiting thread's status
+     * in its own batch; Go's are M-less); GD_NONE unknown */
+    uint64_t wait_m;
     struct gd_reason_acc *reasons; /* in order of first appearance */
     uint32_t nreasons, rcap;
     uint64_t flow;               /* pending flow id (wake -> next start), 0 = none */
@@ -76,11 +80,24 @@ struct gd_ana_g {
     /* With want_stacks: interned stack text of the event that began the current interval (the
      * stack Go's trace profiles charge the interval to), 0 = none. */
     uint32_t since_stack;
+    /* Valid during the slice callback of a wait only: who ended it (an index in gd_ana.gs or
+     * GD_WAKER_*, as in gd_wake) and, with want_stacks, the interned stack of the event that
+     * ended it when a goroutine did (the waker's: its unlock, signal, post), else 0. */
+    uint32_t ended_by, end_stack;
 };
 
-/* Wakers that are not goroutines. */
-#define GD_WAKER_NONE UINT32_MAX      /* a wake-up without a goroutine */
-#define GD_WAKER_END (UINT32_MAX - 1) /* still waiting at the end of the trace */
+/* Wakers that are not goroutines. A wait ends in one of four ways: a goroutine's GoUnblock
+ * (the waker: for our traces the thread that unlocked, signalled, posted, arrived last or
+ * exited), a GoUnblock without a goroutine written with a stack on the waiter's own thread
+ * (libgotrace.so's waiter that ended its wait itself when its call returned, with the
+ * call's stack: docs/blocking.md), one without a goroutine otherwise (Go's runtime: timers,
+ * the network poller, which write no stack then; or a trace without stacks), or the end of the
+ * trace. */
+#define GD_WAKER_NONE UINT32_MAX       /* without a goroutine, not on the waiter's (known) thread */
+#define GD_WAKER_END (UINT32_MAX - 1)  /* still waiting at the end of the trace */
+#define GD_WAKER_SELF (UINT32_MAX - 2) /* the waiter itself (no goroutine, its thread, a stack) */
+/* Whether waker (of gd_wake, gd_ana_g.ended_by) is a goroutine. */
+#define GD_WAKER_IS_G(w) ((w) < GD_WAKER_SELF)
 
 /* How often goroutine g (index in gd_ana.gs, or GD_WAKER_*) ended a wait at site: the one
  * running on the thread that wrote the wait's GoUnblock. */

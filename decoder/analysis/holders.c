@@ -18,6 +18,11 @@
  *   generation already read but not believed. After a release, the thread whose wait on the
  *   object ended next got it: each object keeps its last such acquisition (enough when T is
  *   the end of what was fed, as for `hangs --at`), the intervals the others.
+ * - An object's kind (hd_kind_of) is read from its name's start: a condvar, semaphore or
+ *   barrier has no holder, so neither its waits' holder at block time nor releases at its
+ *   address count (a reused address could bring some); a wait on one goes to whoever ended it
+ *   (gd_ana_g.ended_by, given with the slice). A lock wait that ended itself (GD_WAKER_SELF)
+ *   after a release inside it is noted by site and last releaser (freed: contention).
  * - With holders_only (summary, contention, export), nothing is followed before the trace's
  *   first records: a wait then can have no holder, and every generation states its running
  *   threads (GoStatus with their M) before its records, so nothing is lost by starting late.
@@ -79,7 +84,8 @@ static struct hd_obj *obj_named(struct hd *s, const char *name, size_t len, uint
         if (gd_grow((void **)&s->objs, &s->ocap, s->nobjs + 1, sizeof(*s->objs)) ||
             gd_hm_put(&s->objmap, n, (uint32_t)s->nobjs))
             return NULL;
-        s->objs[s->nobjs] = (struct hd_obj){.name = n, .acq_g = HD_NONE};
+        s->objs[s->nobjs] =
+            (struct hd_obj){.name = n, .acq_g = HD_NONE, .kind = hd_kind_of(s->a.str.s[n])};
         i = gd_hm_get(&s->objmap, n);
         s->nobjs++;
     }
@@ -226,41 +232,53 @@ uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t 
     return best;
 }
 
+/* The entry of (site, g) in the table v (n entries, cap) indexed by map, created at zero;
+ * NULL when out of memory. */
+static struct hd_held *site_entry(struct gd_hmap *map, struct hd_held **v, size_t *n, size_t *cap,
+                                  uint32_t site, uint32_t g)
+{
+    uint64_t key = (uint64_t)site << 32 | g;
+    uint32_t *i = gd_hm_get(map, key);
+    if (i) return &(*v)[*i];
+    if (gd_grow((void **)v, cap, *n + 1, sizeof(**v)) || gd_hm_put(map, key, (uint32_t)*n))
+        return NULL;
+    (*v)[*n] = (struct hd_held){site, g, 0, 0};
+    return &(*v)[(*n)++];
+}
+
 /* ns of a wait on object o at gd_ana site index site are blamed on holder g (HD_NONE:
  * unknown): in o's holders (locks --holders), the site's holders (contention's "held by") and
  * the waiter's reason (summary, gblame). counted[0]: this wait was counted in the holders'
  * wait counts already (a wait split among several releases counts once for each holder it
- * reaches, and once in all for the site). */
+ * reaches, and once in all for the site). An ownerless object's "holder" is whoever ended the
+ * wait, and "ended itself" (HD_NONE) and "still waiting" (HD_STILL) count as such too. */
 static void blame(struct hd *s, struct hd_obj *o, uint32_t site, uint64_t gkey, uint32_t g,
                   uint32_t stack, int64_t ns, int *counted)
 {
-    if (g != HD_NONE) gblame(s, gkey, g, ns);
+    int known = g != HD_NONE || o->kind != HD_LOCK;
+    if (known) gblame(s, gkey, g, ns);
     struct hd_share *h = hd_share_of(o, g);
     if (!h) return;
     h->ns += ns;
     if (stack) h->stack = stack;
     h->count += !counted[0];
-    if (g != HD_NONE && site < s->a.nsites) {
-        uint64_t key = (uint64_t)site << 32 | g;
-        uint32_t *i = gd_hm_get(&s->siteheld, key);
-        if (!i && !gd_grow((void **)&s->held, &s->heldcap, s->nheld + 1, sizeof(*s->held)) &&
-            !gd_hm_put(&s->siteheld, key, (uint32_t)s->nheld)) {
-            s->held[s->nheld] = (struct hd_held){site, g, 0, 0};
-            i = gd_hm_get(&s->siteheld, key);
-            s->nheld++;
-        }
-        if (i) {
-            s->held[*i].ns += ns;
-            s->held[*i].count += !counted[0];
-        }
+    struct hd_held *e = known && site < s->a.nsites
+                            ? site_entry(&s->siteheld, &s->held, &s->nheld, &s->heldcap, site, g)
+                            : NULL;
+    if (e) {
+        e->ns += ns;
+        e->count += !counted[0];
     }
     counted[0] = 1;
 }
 
-/* A wait of goroutine gi on object oi over [start, end] ended: its totals, site and blame. */
-static void wait_ended(struct hd *s, uint32_t oi, const struct hd_g *x, uint32_t site,
+/* A wait of goroutine gi (g: ended_by and end_stack say who ended it) on object oi over
+ * [start, end] ended: its totals, site and blame. A lock wait its waiter ended itself after a
+ * release inside it is noted by its last releaser, who let it go on (contention). */
+static void wait_ended(struct hd *s, uint32_t oi, const struct hd_g *x, const struct gd_ana_g *g,
                        uint64_t gkey, int64_t start, int64_t end)
 {
+    uint32_t site = g->site;
     struct hd_obj *o = &s->objs[oi];
     int64_t d = end - start;
     o->waits++;
@@ -277,8 +295,25 @@ static void wait_ended(struct hd *s, uint32_t oi, const struct hd_g *x, uint32_t
     }
     o->sites[k].count++;
     o->sites[k].total += d;
+    if (o->kind != HD_LOCK) { /* nothing holds it: whoever ended the wait */
+        int counted = 0;
+        uint32_t by = GD_WAKER_IS_G(g->ended_by)    ? g->ended_by
+                      : g->ended_by == GD_WAKER_END ? HD_STILL
+                                                    : HD_NONE;
+        blame(s, o, site, gkey, by, GD_WAKER_IS_G(by) ? g->end_stack : 0, d, &counted);
+        return;
+    }
     size_t first, last;
     hd_releases(o, start, end, &first, &last);
+    uint32_t freer = first < last ? hd_g_of_m(s, o->rel[last - 1].m) : HD_NONE;
+    struct hd_held *f =
+        freer != HD_NONE && g->ended_by == GD_WAKER_SELF && site < s->a.nsites
+            ? site_entry(&s->freedmap, &s->freed, &s->nfreed, &s->freedcap, site, freer)
+            : NULL;
+    if (f) {
+        f->count++;
+        f->ns += d;
+    }
     int64_t prev = start;
     for (size_t i = first; i < last; i++) {
         int counted = 0;
@@ -490,8 +525,7 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     if (state == GS_WAITING && x->waiting && x->since == start) {
         obj = x->obj;
         holder = x->holder;
-        if (obj != HD_NONE)
-            wait_ended(s, obj, x, g->site, (uint64_t)gi << 32 | g->reason, start, end);
+        if (obj != HD_NONE) wait_ended(s, obj, x, g, (uint64_t)gi << 32 | g->reason, start, end);
         if (obj != HD_NONE && !s->finishing) { /* it got the object (hd_holder_at) */
             s->objs[obj].acq_g = gi;
             s->objs[obj].acq_t = end;
@@ -510,8 +544,9 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     }
     if (x->niv == x->ivcap && gd_grow((void **)&x->iv, &x->ivcap, x->niv + 1, sizeof(*x->iv)))
         return;
-    x->iv[x->niv++] = (struct hd_iv){start,  end,   HD_NONE, obj, g->since_stack,
-                                     state == GS_WAITING ? g->reason : 0, holder, state};
+    x->iv[x->niv++] = (struct hd_iv){
+        start,  end,  HD_NONE, obj, g->since_stack, state == GS_WAITING ? g->reason : 0,
+        holder, state};
     s->niv++;
 }
 
@@ -649,6 +684,10 @@ static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_ge
             gd_hm_put(&s->rcache, ev->args[0], x->obj + 1))
             return -1;
         if (r && x->obj != HD_NONE) gd_hm_put(&s->addrmap, r->addr, x->obj);
+        if (x->obj != HD_NONE && s->objs[x->obj].kind != HD_LOCK) { /* nothing holds it */
+            x->holder = HD_NONE;
+            x->holder_m = 0;
+        }
     }
     return 0;
 }
@@ -690,6 +729,8 @@ void hd_free(struct hd *s)
     gd_hm_free(&s->gheldmap);
     free(s->gheld);
     free(s->held);
+    gd_hm_free(&s->freedmap);
+    free(s->freed);
     gd_hm_free(&s->rcache);
     gd_ana_free(&s->a);
 }
@@ -761,5 +802,61 @@ const char *hd_stack_func(const char *stack, char *buf, size_t n)
         }
         p = e ? e + 1 : NULL;
     }
+    return buf;
+}
+
+uint8_t hd_kind_of(const char *name)
+{
+    static const struct {
+        const char *prefix;
+        uint8_t kind;
+    } kinds[] = {{"condvar", HD_CONDVAR},
+                 {"semaphore", HD_SEMAPHORE},
+                 {"barrier", HD_BARRIER},
+                 {"omp barrier", HD_BARRIER}};
+    if (!strncmp(name, "sync: ", 6)) name += 6;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t n = strlen(kinds[k].prefix);
+        if (!strncmp(name, kinds[k].prefix, n) && (name[n] == ' ' || !name[n]))
+            return kinds[k].kind;
+    }
+    return HD_LOCK;
+}
+
+/* Each kind's words (hd_kind_by, hd_kind_at), by kind. */
+static const char *const words[][2] = {[HD_LOCK] = {"held by", "released"},
+                                       [HD_CONDVAR] = {"signalled by", "signalled"},
+                                       [HD_SEMAPHORE] = {"posted by", "posted"},
+                                       [HD_BARRIER] = {"arrived last", "arrived"}};
+
+const char *hd_kind_by(uint8_t kind)
+{
+    return words[kind <= HD_BARRIER ? kind : HD_LOCK][0];
+}
+
+const char *hd_kind_at(uint8_t kind)
+{
+    return words[kind <= HD_BARRIER ? kind : HD_LOCK][1];
+}
+
+const char *hd_who(const struct hd *s, uint8_t kind, uint32_t g, char *buf)
+{
+    if (g < s->a.ngs || kind == HD_LOCK) return hd_gname(s, g, buf);
+    return strcpy(buf, g == HD_STILL ? "(still waiting at trace end)"
+                                     : "(ended itself: no waker recorded)");
+}
+
+const char *hd_phrase(const struct hd *s, uint8_t kind, uint32_t g, int with_id, char *buf,
+                      size_t n)
+{
+    char nb[GD_NAME_MAX];
+    const char *who =
+        g < s->a.ngs ? gd_ana_name(&s->a, &s->a.gs[g], with_id, nb) : hd_who(s, kind, g, nb);
+    if (g >= s->a.ngs && kind != HD_LOCK)
+        snprintf(buf, n, "%s", who); /* ended itself, still waiting: no one to name */
+    else if (kind == HD_BARRIER)
+        snprintf(buf, n, "%s arrived last", who);
+    else
+        snprintf(buf, n, "%s %s", hd_kind_by(kind), who);
     return buf;
 }

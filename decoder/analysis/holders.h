@@ -8,7 +8,9 @@
  * Blame: a wait [s, e] on an object goes to whoever held it: each release record of the object
  * inside the wait ends a part held by the releaser, the rest after the last release goes to the
  * last releaser (the hand-off), and a wait with no release inside to its holder at block time
- * (else "(unknown)").
+ * (else "(unknown)"). Nothing holds a condvar, a semaphore or a barrier (the kind, from the
+ * name): a wait on one goes whole to whoever ended it, the thread that signalled, posted or
+ * arrived last (the waker), else to "ended itself" or "still waiting" (HD_NONE, HD_STILL).
  * Invariants: every Waiting interval with a sync reason counts once in one object; a wait's
  * blamed parts sum to its length; memory grows with objects, holders, waiting sites, release
  * records, and (only with want_intervals, for the critical path) with intervals. */
@@ -18,6 +20,10 @@
 #include "analysis.h"
 
 #define HD_NONE UINT32_MAX
+#define HD_STILL (UINT32_MAX - 1) /* an ownerless object's wait still open at the trace's end */
+
+/* Object kinds: what ends a wait on it (hd_kind_of). */
+enum { HD_LOCK, HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER };
 
 struct hd_release {
     int64_t t;
@@ -25,14 +31,14 @@ struct hd_release {
     uint32_t stack; /* interned text */
 };
 
-struct hd_share {   /* one holder's part of an object's waits */
-    uint32_t g;     /* index in gd_ana.gs, HD_NONE: unknown */
-    uint32_t stack; /* interned text of its last release's stack, 0 none */
+struct hd_share {   /* one holder's part of an object's waits (of an ownerless one: one waker's) */
+    uint32_t g;     /* index in gd_ana.gs, HD_NONE: unknown (ownerless: no waker), HD_STILL */
+    uint32_t stack; /* interned text of its last release's (wake-up's) stack, 0 none */
     uint64_t count; /* waits it was blamed for (part of) */
     int64_t ns;
 };
 
-struct hd_held { /* a holder's part of the waits at one waiting site (gd_ana's sites) */
+struct hd_held { /* a holder's (waker's) part of the waits at one waiting site (gd_ana's sites) */
     uint32_t site, g;
     uint64_t count;
     int64_t ns;
@@ -51,6 +57,7 @@ struct hd_site {    /* one waiting stack of an object */
 
 struct hd_obj {
     uint32_t name; /* interned */
+    uint8_t kind;  /* HD_LOCK, ... (hd_kind_of its name) */
     uint64_t waits;
     int64_t total, max;
     struct hd_site *sites;
@@ -120,8 +127,11 @@ struct hd {
     struct hd_gheld *gheld;
     size_t ngheld, gheldcap;
     uint64_t nevents, ngens; /* of the decoder, when hd_run ends */
-    struct hd_held *held;    /* holders by waiting site (contention), known holders only */
-    size_t nheld, heldcap;
+    struct hd_held *held;    /* holders by waiting site (contention), known holders only (of */
+    size_t nheld, heldcap;   /* ownerless objects: every waker, HD_NONE and HD_STILL too) */
+    struct gd_hmap freedmap; /* site << 32 | releaser -> index in freed */
+    struct hd_held *freed;   /* lock waits that ended themselves (GD_WAKER_SELF) after a */
+    size_t nfreed, freedcap; /* release inside them: by site and last releaser (contention) */
     struct hd_obj *objs;
     size_t nobjs, ocap;
     struct hd_g *gx;
@@ -160,7 +170,8 @@ int hd_run(struct hd *s, struct gd_dec *d, const char *file, int64_t stop);
 /* The holder share of object o for goroutine g (creating it); NULL when out of memory. */
 struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g);
 /* The holder blamed most for goroutine g's waits with reason (an interned reason of its
- * gd_reason_acc), and *ns its part; HD_NONE if none is known. */
+ * gd_reason_acc), and *ns its part; HD_NONE and *ns 0 if none is known (for an ownerless
+ * object's waits, HD_NONE with *ns > 0 is "ended itself", HD_STILL "still waiting"). */
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns);
 /* The goroutine index running on thread m last, HD_NONE if none. */
 uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
@@ -194,6 +205,22 @@ int hd_obj_owned(const struct hd *s, uint32_t obj);
 const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
 /* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
 int hd_parse_time(const char *text, int64_t *ns);
+/* The kind of the object named name (or of the wait with that reason, "sync: " first):
+ * HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER ("barrier", "omp barrier"), else HD_LOCK. */
+uint8_t hd_kind_of(const char *name);
+/* A kind's words for who a share names: "held by", "signalled by", "posted by", "arrived
+ * last" (contention's list), and for the stack of its release or wake-up: "released",
+ * "signalled", "posted", "arrived". */
+const char *hd_kind_by(uint8_t kind);
+const char *hd_kind_at(uint8_t kind);
+/* Share g of an object of kind as a name into buf (GD_NAME_MAX): the thread's (hd_gname), or
+ * "(unknown)" (a lock's HD_NONE), "(ended itself: no waker recorded)" (an ownerless object's
+ * HD_NONE), "(still waiting at trace end)" (HD_STILL). */
+const char *hd_who(const struct hd *s, uint8_t kind, uint32_t g, char *buf);
+/* The same as a phrase into buf (n bytes): "held by NAME", "signalled by NAME", "posted by
+ * NAME", "NAME arrived last", or the pseudo-name alone; with_id as gd_ana_name's. */
+const char *hd_phrase(const struct hd *s, uint8_t kind, uint32_t g, int with_id, char *buf,
+                      size_t n);
 /* The function a stack text (stacktext.h) names: its first frame outside the pthread and
  * semaphore calls, copied into buf; "" for none. */
 const char *hd_stack_func(const char *stack, char *buf, size_t n);

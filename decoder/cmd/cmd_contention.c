@@ -1,6 +1,8 @@
 /* cmd_contention.c: `gotrace contention [--top N] FILE` — where threads waited, grouped by the
- * blocking call's stack and reason: count, total and max wait, most frequent wakers, and for
- * lock waits in traces that record them, who held the lock (holders.h); sorted by total wait.
+ * blocking call's stack and reason: count, total and max wait, most frequent wakers (or what
+ * ended a wait no goroutine woke: docs/locks.md), and for lock waits in traces that record them,
+ * who held the lock (holders.h), for a condvar's, semaphore's or barrier's who signalled, posted
+ * or arrived last; sorted by total wait.
  * Invariants: a wait is the Waiting interval of a goroutine (block to unblock, or to the end of the
  * trace); every wait is counted in exactly one site and for one waker; wakers are shown by display
  * name (gd_ana_name), goroutines of the same name counted together. */
@@ -18,9 +20,10 @@ static const char usage[] =
     "usage: gotrace contention [--top N] [--max-gen-mem BYTES] FILE\n"
     "\n"
     "Lists where threads waited, grouped by the waiting call's stack and the block reason:\n"
-    "number of waits, total and longest wait, who woke them most often and, for locks, who\n"
-    "held them meanwhile (gotrace locks --holders has more); sorted by total wait. --top N\n"
-    "shows the N largest sites (default 20).\n";
+    "number of waits, total and longest wait, who woke them most often (or what ended them)\n"
+    "and, for locks, who held them meanwhile (for condvars, semaphores and barriers: who\n"
+    "signalled, posted or arrived last; gotrace locks --holders has more); sorted by total\n"
+    "wait. --top N shows the N largest sites (default 20).\n";
 
 static const struct gd_site *sort_sites;
 static int by_total(const void *x, const void *y)
@@ -69,22 +72,61 @@ static void site(struct gd_out *out, const struct gd_ana *a, size_t k, const str
     gd_out_stack(out, s->stack ? a->str.s[s->stack] : "", "    ", 0, 1);
 }
 
-/* Prints who ended the n waits of wakes[0..n) (one site's), most frequent first. */
-static void wakers(struct gd_out *out, struct gd_ana *a, const struct gd_wake *wakes, size_t n)
+/* The range [*lo, end) of v (n entries, sorted by site) that is site's. */
+static size_t site_range(const struct hd_held *v, size_t n, uint32_t site, size_t *lo)
 {
-    struct waker *w = malloc((n + 1) * sizeof(*w));
-    if (!w) return;
-    for (size_t i = 0; i < n; i++) {
-        char buf[GD_NAME_MAX];
-        const char *name = wakes[i].g == GD_WAKER_NONE ? "(no goroutine)"
-                           : wakes[i].g == GD_WAKER_END
-                               ? "(still waiting at trace end)"
-                               : gd_ana_name(a, &a->gs[wakes[i].g], 0, buf);
-        w[i] = (struct waker){gd_intern(&a->str, name, (uint32_t)strlen(name)), wakes[i].count};
+    size_t l = 0, h = n;
+    while (l < h) {
+        size_t mid = (l + h) / 2;
+        if (v[mid].site < site)
+            l = mid + 1;
+        else
+            h = mid;
     }
-    qsort(w, n, sizeof(*w), by_name);
-    size_t m = 0;
+    *lo = l;
+    while (h < n && v[h].site == site)
+        h++;
+    return h;
+}
+
+/* The name of a waker of gd_wake (or gd_ana_g.ended_by) into buf (GD_NAME_MAX): what ended
+ * the wait when no goroutine did, in words (analysis.h's GD_WAKER_*; docs/locks.md). */
+static const char *waker_name(const struct gd_ana *a, uint32_t g, char *buf)
+{
+    if (GD_WAKER_IS_G(g)) return gd_ana_name(a, &a->gs[g], 0, buf);
+    return strcpy(buf, g == GD_WAKER_END    ? "(still waiting at trace end)"
+                       : g == GD_WAKER_SELF ? "(ended itself: no waker recorded)"
+                                            : "(no goroutine)");
+}
+
+/* Prints who ended the n waits of wakes[0..n) (site's), most frequent first. A lock wait that
+ * its waiter ended itself after a release inside it shows as "(released by X)", its last
+ * releaser (s->freed, sorted by site), taken out of the "ended itself" count. */
+static void wakers(struct gd_out *out, struct hd *s, uint32_t site, const struct gd_wake *wakes,
+                   size_t n)
+{
+    struct gd_ana *a = &s->a; /* interns the names */
+    size_t f0, f1 = site_range(s->freed, s->nfreed, site, &f0);
+    struct waker *w = malloc((n + f1 - f0 + 1) * sizeof(*w));
+    if (!w) return;
+    uint64_t freed = 0;
+    char buf[GD_NAME_MAX + 16], nb[GD_NAME_MAX];
+    for (size_t i = f0; i < f1; i++) {
+        snprintf(buf, sizeof buf, "(released by %s)", gd_ana_name(a, &a->gs[s->freed[i].g], 0, nb));
+        w[i - f0] =
+            (struct waker){gd_intern(&a->str, buf, (uint32_t)strlen(buf)), s->freed[i].count};
+        freed += s->freed[i].count;
+    }
+    size_t nw = f1 - f0;
     for (size_t i = 0; i < n; i++) {
+        uint64_t c = wakes[i].count;
+        if (wakes[i].g == GD_WAKER_SELF) c -= freed < c ? freed : c;
+        const char *name = waker_name(a, wakes[i].g, buf);
+        if (c) w[nw++] = (struct waker){gd_intern(&a->str, name, (uint32_t)strlen(name)), c};
+    }
+    qsort(w, nw, sizeof(*w), by_name);
+    size_t m = 0;
+    for (size_t i = 0; i < nw; i++) {
         if (m && w[m - 1].name == w[i].name)
             w[m - 1].count += w[i].count;
         else
@@ -111,20 +153,19 @@ static int held_by_ns(const void *x, const void *y)
     return (a->ns < b->ns) - (a->ns > b->ns);
 }
 
-/* Prints who held the lock of site (index in a->sites) while its waits lasted, most first. */
+/* Prints who held the lock of site (index in a->sites) while its waits lasted, most first;
+ * for a condvar's, semaphore's or barrier's site, the threads that ended them, in its words
+ * (holders.h; the waits that ended themselves are in the woken-by line already). */
 static void holders(struct gd_out *out, const struct hd *s, uint32_t site)
 {
-    size_t lo = 0, hi = s->nheld, shown = 0;
-    while (lo < hi) { /* held is sorted by site */
-        size_t mid = (lo + hi) / 2;
-        if (s->held[mid].site < site)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < s->nheld && s->held[i].site == site && shown < MAX_WAKERS; i++) {
+    size_t lo, hi = site_range(s->held, s->nheld, site, &lo), shown = 0;
+    uint32_t r = s->a.sites[site].reason;
+    uint8_t kind = hd_kind_of(r ? s->a.str.s[r] : "");
+    for (size_t i = lo; i < hi && shown < MAX_WAKERS; i++) {
         char nb[GD_NAME_MAX], t1[32];
-        gd_out_f(out, "%s %s (%s)", shown++ ? "," : "  held by:", hd_gname(s, s->held[i].g, nb),
+        if (s->held[i].g >= s->a.ngs) continue; /* ended itself, still waiting */
+        if (!shown++) gd_out_f(out, "  %s:", hd_kind_by(kind));
+        gd_out_f(out, "%s %s (%s)", shown > 1 ? "," : "", hd_who(s, kind, s->held[i].g, nb),
                  gd_fmt_dur(s->held[i].ns, t1, sizeof t1));
     }
     if (shown) gd_out_c(out, '\n');
@@ -161,7 +202,7 @@ static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd
              gd_fmt_dur(all, t1, sizeof(t1)), n > (size_t)o->top ? " (showing the top ones)" : "");
     for (size_t k = 0; k < n && k < (size_t)o->top; k++) {
         site(out, a, k, &a->sites[idx[k]]);
-        wakers(out, a, a->wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
+        wakers(out, s, idx[k], a->wakes + first[idx[k]], first[idx[k] + 1] - first[idx[k]]);
         holders(out, s, idx[k]);
     }
     free(idx);
@@ -172,6 +213,7 @@ static int write_sites(struct gd_out *out, struct gd_ana *a, const struct gd_cmd
 static int write_contention(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s)
 {
     qsort(s->held, s->nheld, sizeof(*s->held), held_by_ns);
+    qsort(s->freed, s->nfreed, sizeof(*s->freed), held_by_ns);
     if (!write_sites(out, &s->a, o, s)) return 0;
     fprintf(stderr, "gotrace: %s: out of memory\n", o->file);
     return GD_EXIT_BAD_TRACE;

@@ -1,9 +1,11 @@
 /* cmd_locks.c: `gotrace locks [--holders] [--top N] FILE` — one entry per sync object (lock,
  * condvar, semaphore, barrier, joined thread), by total wait: its name, waits, total / average /
  * longest wait, the waiting stacks, and with --holders who held it while others waited (blamed
- * time, the stack of their release). Invariants: the objects' totals are the sync waits'
- * (Waiting intervals with a reason containing "sync", as Go's -pprof=sync counts them); a
- * holder's blamed times add up to the object's total (holders.h). */
+ * time, the stack of their release); for a condvar, semaphore or barrier, which nothing holds,
+ * who signalled, posted or arrived last (the time of the waits each ended, the stack of the
+ * wake-up), or that waits ended themselves. Invariants: the objects' totals are the sync waits'
+ * (Waiting intervals with a reason containing "sync", as Go's -pprof=sync counts them); the
+ * holders' (wakers') times add up to the object's total (holders.h). */
 #include "cli.h"
 #include "cmds.h"
 #include "holders.h"
@@ -18,9 +20,11 @@ static const char usage[] =
     "Lists the sync objects threads waited on (mutexes, rwlocks, condvars, semaphores,\n"
     "barriers, joined threads), by total wait: name, waits, total, average and longest wait,\n"
     "and the stacks that waited. --holders adds who held each object while others waited:\n"
-    "the time blamed on each holder and where it released the object. --top N shows the N\n"
-    "objects with the most wait (default 20). Exit status 0 ok, 1 bad trace, 2 bad usage,\n"
-    "3 input/output error.\n";
+    "the time blamed on each holder and where it released the object (for condvars,\n"
+    "semaphores and barriers, which nothing holds: who signalled, posted or arrived last,\n"
+    "and where, or that the waits ended themselves). --top N shows the N objects with the\n"
+    "most wait (default 20). Exit status 0 ok, 1 bad trace, 2 bad usage, 3 input/output\n"
+    "error.\n";
 
 #define MAX_SITES 3  /* waiting stacks shown per object */
 #define MAX_FRAMES 6 /* frames shown per stack */
@@ -52,7 +56,7 @@ static void stack_lines(struct gd_out *out, const struct hd *s, uint32_t stk)
 
 static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o, int holders)
 {
-    char t1[32], t2[32], t3[32], nb[GD_NAME_MAX];
+    char t1[32], t2[32], t3[32];
     gd_out_f(out, "\n#%zu  %s  waits=%" PRIu64 "  total=%s  avg=%s  max=%s\n", k + 1,
              s->a.str.s[o->name], o->waits, gd_fmt_dur(o->total, t1, sizeof t1),
              gd_fmt_dur(o->waits ? o->total / (int64_t)o->waits : 0, t2, sizeof t2),
@@ -69,9 +73,13 @@ static void object(struct gd_out *out, struct hd *s, size_t k, struct hd_obj *o,
     if (!o->nholders) gd_out_s(out, "  holders: none recorded\n");
     for (size_t i = 0; i < o->nholders; i++) {
         const struct hd_share *h = &o->holders[i];
-        gd_out_f(out, "  held by %s: blamed %s in %" PRIu64 " waits%s\n",
-                 h->g == HD_NONE ? "(unknown)" : hd_gname(s, h->g, nb),
-                 gd_fmt_dur(h->ns, t1, sizeof t1), h->count, h->stack ? ", released at:" : "");
+        /* A lock's holders are blamed for the wait; a condvar's, semaphore's or barrier's
+         * "holders" are the threads that ended its waits (holders.h), in its own words. */
+        char ph[GD_NAME_MAX + 32], at[32];
+        snprintf(at, sizeof at, ", %s at:", hd_kind_at(o->kind));
+        gd_out_f(out, "  %s: %s%s in %" PRIu64 " waits%s\n",
+                 hd_phrase(s, o->kind, h->g, 1, ph, sizeof ph), o->kind == HD_LOCK ? "blamed " : "",
+                 gd_fmt_dur(h->ns, t1, sizeof t1), h->count, h->stack ? at : "");
         if (h->stack) stack_lines(out, s, h->stack);
     }
 }

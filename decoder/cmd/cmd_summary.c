@@ -115,12 +115,14 @@ static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd 
             int64_t held;
             /* Who made it wait most: the waker is often just another waiter, the holder is the
              * one the waits were for (docs/locks.md); its share of this reason's time. Only
-             * traces that record holders (libgotrace.so's) have one. */
+             * traces that record holders (libgotrace.so's) have one. Nothing holds a condvar,
+             * semaphore or barrier: there, who ended the waits most (signalled, posted, arrived
+             * last), or that they ended themselves. */
             uint32_t h = hd_top_holder(s, idx[k], ra->reason, &held);
-            if (h != HD_NONE)
-                gd_out_f(out, ", %.0f%% held by %s",
-                         ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0,
-                         gd_ana_name(a, &a->gs[h], 0, nb));
+            char ph[GD_NAME_MAX + 32];
+            if (held > 0)
+                gd_out_f(out, ", %.0f%% %s", ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0,
+                         hd_phrase(s, hd_kind_of(rs), h, 0, ph, sizeof ph));
             gd_out_c(out, '\n');
         }
     }

@@ -250,8 +250,8 @@ static int obj_by_total(const void *x, const void *y)
     return (a->total < b->total) - (a->total > b->total);
 }
 
-/* A thread's display name as a JSON string; HD_NONE is time the walk or the blame traced to
- * before the trace's first event. */
+/* A thread's display name as a JSON string; HD_NONE is time the critical path's walk traced
+ * to before the trace's first event (a lock's unknown holder is no such time: jphrase). */
 static void jname(struct gd_out *o, const struct hd *s, uint32_t g)
 {
     char nb[GD_NAME_MAX];
@@ -265,20 +265,32 @@ static void jinterned(struct gd_out *o, const struct hd *s, uint32_t i)
     jstr(o, i ? s->a.str.s[i] : "", i ? s->a.str.len[i] : 0);
 }
 
-/* "locks": [[object, waits, total, max, [[holder, ns, waits, release stack]...],
- * [[waiting stack, waits, ns]...]]...] by total wait (null: no thread waited on one);
- * "holders": whether the trace records holders (gotrace's experimental batch). */
+/* A share of an object of kind as a JSON string, in the kind's words ("held by NAME",
+ * "signalled by NAME", "NAME arrived last", "(ended itself: no waker recorded)": hd_phrase). */
+static void jphrase(struct gd_out *o, const struct hd *s, uint8_t kind, uint32_t g)
+{
+    char ph[GD_NAME_MAX + 32];
+    const char *p = hd_phrase(s, kind, g, 1, ph, sizeof ph);
+    jstr(o, p, strlen(p));
+}
+
+/* "locks": [[object, waits, total, max, [[who, ns, waits, stack]...], [[waiting stack, waits,
+ * ns]...], at]...] by total wait (null: no thread waited on one): who is the holder's (for a
+ * condvar, semaphore or barrier, the thread's that ended the waits) phrase, stack where it
+ * released the object (woke the waiters), at the word for that stack ("released",
+ * "signalled", "posted", "arrived"); "holders": whether the trace records holders (gotrace's
+ * experimental batch). */
 static void locks(struct gd_out *o, struct hd *s)
 {
     /* Objects with no counted wait (named by a wait record alone) are left out. "holders" is
-     * whether any holder is known at all: the page then explains the blame, or says the trace does
-     * not record holders (Go's traces). */
+     * whether any lock's holder is known at all: the page then explains the blame, or says the
+     * trace does not record holders (Go's traces). */
     uint32_t *idx = malloc((s->nobjs + 1) * sizeof(*idx));
     size_t n = 0;
     int holders = 0;
     for (size_t i = 0; idx && i < s->nobjs; i++) {
         if (s->objs[i].waits) idx[n++] = (uint32_t)i;
-        for (size_t k = 0; k < s->objs[i].nholders; k++)
+        for (size_t k = 0; k < s->objs[i].nholders && s->objs[i].kind == HD_LOCK; k++)
             holders |= s->objs[i].holders[k].g != HD_NONE;
     }
     key(o, "holders");
@@ -302,7 +314,7 @@ static void locks(struct gd_out *o, struct hd *s)
         gd_out_s(o, ",[");
         for (size_t h = 0; h < x->nholders; h++) {
             gd_out_s(o, h ? ",[" : "[");
-            jname(o, s, x->holders[h].g);
+            jphrase(o, s, x->kind, x->holders[h].g);
             num(o, 0, x->holders[h].ns);
             num(o, 0, (int64_t)x->holders[h].count);
             gd_out_c(o, ',');
@@ -317,7 +329,10 @@ static void locks(struct gd_out *o, struct hd *s)
             num(o, 0, x->sites[w].total);
             gd_out_c(o, ']');
         }
-        gd_out_s(o, "]]");
+        gd_out_s(o, "],");
+        const char *at = hd_kind_at(x->kind);
+        jstr(o, at, strlen(at));
+        gd_out_c(o, ']');
     }
     gd_out_c(o, ']');
     free(idx);

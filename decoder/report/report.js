@@ -636,21 +636,24 @@ function lockSection() {
   box.textContent = (D.holders ? 'Each object threads waited on, by total wait; who held it while ' +
     'they waited (the wait is split among the holders: each release ends a part), and where.'
     : 'Each object threads waited on, by total wait. This trace does not record who held them ' +
-    '(traces written by libgotrace.so do).') + ' The same as gotrace locks --holders.';
+    '(traces written by libgotrace.so do).') + ' Nothing holds a condition variable, semaphore ' +
+    'or barrier: its waits go to the thread that signalled, posted or arrived last, or ended ' +
+    'themselves. The same as gotrace locks --holders.';
+  /* l[4]'s entries name who in the object's words (held by, signalled by, ...; report_page.c) */
   const rows = D.locks.map((l) => {
     const top = l[4].slice().sort((a, b) => b[1] - a[1])[0];
     return [l[0], l[1], fmt(l[2]), fmt(l[1] ? l[2] / l[1] : 0), fmt(l[3]),
       top ? `${top[0]} (${pct(top[1], l[2])})` : '–'];
   });
   const sec = $('locks');
-  sec.append(table(['object', 'waits', 'total', 'average', 'longest', 'held most by'], rows));
+  sec.append(table(['object', 'waits', 'total', 'average', 'longest', 'most of the wait'], rows));
   for (const l of D.locks.slice(0, 10)) {
     const d = el('details', {}, el('summary', { text: `${l[0]}: ${l[1]} waits, ${fmt(l[2])}` }));
     for (const w of l[5].slice().sort((a, b) => b[2] - a[2]).slice(0, 3))
       d.append(el('p', { text: `waited ${w[1]} times, ${fmt(w[2])}, at:` }), stackPre(w[0]));
     for (const h of l[4].slice().sort((a, b) => b[1] - a[1]))
-      d.append(el('p', { text: `held by ${h[0]}: ${fmt(h[1])} of the wait (${pct(h[1], l[2])}) ` +
-        `in ${h[2]} waits${h[3] ? ', released at:' : ''}` }), ...(h[3] ? [stackPre(h[3])] : []));
+      d.append(el('p', { text: `${h[0]}: ${fmt(h[1])} of the wait (${pct(h[1], l[2])}) ` +
+        `in ${h[2]} waits${h[3] ? `, ${l[6]} at:` : ''}` }), ...(h[3] ? [stackPre(h[3])] : []));
     sec.append(d);
   }
 }

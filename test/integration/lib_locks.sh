@@ -7,6 +7,11 @@
 #   holder_ms FILE NAME HOLDER  ms blamed on HOLDER (a thread name, e.g. "ledger_writer (G4)"
 #                               or a prefix of it) for object NAME, 0 if none
 #   share_pct FILE WHO          critical-path share by thread of WHO (a name prefix), rounded
+#   ender_waits FILE NAME WHO   waits of object NAME in the --holders line of WHO, the line's
+#                               words before the time: "held by X", "signalled by X", "posted
+#                               by X", "X arrived last", "(ended itself: no waker recorded)";
+#                               0 if none
+#   enders FILE NAME            those words of every such line of object NAME, one per line
 
 GT_DECODER=$GT_BUILD/gotrace
 
@@ -46,4 +51,19 @@ share_pct() {
     awk -v who="$2" '/^by thread:/ { on = 1; next } /^$/ { on = 0 }
         on { s = $0; sub(/^ +/, "", s); split(s, f, " +"); name = substr(s, index(s, f[3]))
              if (index(name, who) == 1) { printf "%d\n", f[1] + 0.5; exit } }' "$1"
+}
+
+# The --holders lines of one object: "  WORDS: [blamed ]DURATION in N waits[, ... at:]".
+enders_awk='/^#[0-9]+  / { s = $0; sub(/^#[0-9]+  /, "", s); cur = substr(s, 1, index(s, "  waits=") - 1); next }
+    cur == name && /^  [^ ]/ && match($0, /: (blamed )?[0-9.]+[a-z]+ in [0-9]+ waits/) {
+        who = substr($0, 3, RSTART - 3); n = substr($0, RSTART, RLENGTH); sub(/ waits$/, "", n); sub(/.* /, "", n)'
+
+ender_waits() {
+    locks_of "$1" | awk -v name="$2" -v want="$3" "$enders_awk"'
+        if (who == want) { print n; found = 1; exit } } END { if (!found) print 0 }'
+}
+
+enders() {
+    locks_of "$1" | awk -v name="$2" "$enders_awk"'
+        print who }'
 }

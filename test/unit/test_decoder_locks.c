@@ -169,6 +169,9 @@ Test(locks, contention_shows_holders)
     char *out = run(gd_cmd_contention, text, NULL, 0);
     cr_assert(strstr(out, "#1  sync: mutex L  waits=2  total=1.45us"), "%s", out);
     cr_assert(strstr(out, "  held by: G1 (950ns), f (G3) (500ns)\n"), "%s", out);
+    /* Both waits ended themselves (their waiters' own GoUnblocks) after a release: G3's after
+     * G1's, G2's after G3's, which let them go on. */
+    cr_assert(strstr(out, "  woken by: (released by G1) (1), (released by f) (1)\n"), "%s", out);
     free(out);
     /* The summary's reason lines name the holder blamed most. */
     out = run(gd_cmd_summary, text, NULL, 0);
@@ -517,6 +520,185 @@ Test(locks, critical_path_window_ends_inside_a_wait)
     cr_assert(!strstr(out, "G3"), "%s", out);
     free(out);
     free(text);
+}
+
+/* Nothing holds a condvar: G2 waits on C (0xc) from 100 until G1 signals it at 600 (stack
+ * signal c.c:9); G3 from 200 until its own call returns at 400 (a timeout: its GoUnblock on its
+ * own thread, with its stack); G4 from 300 to the end (1001). G2's wait record says thread 1
+ * held C and a release record of C by thread 1 falls inside G2's wait (what the tracer never
+ * writes for a condvar; a reused address could): neither makes anyone a holder. */
+static const char cond[] =
+    "str 1 sync: condvar C\nstr 2 wait\nstr 3 c.c\nstr 4 signal\n"
+    "stack 1 10 2 3 7\nstack 2 20 4 3 9\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @200 GoBlock 1 1\n"
+    "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @300 GoBlock 1 1\n"
+    "M 3: @400 GoUnblock 3 1 1; @401 GoStart 3 2\n"
+    "M 1: @600 GoUnblock 2 1 2\n"
+    "M 2: @610 GoStart 2 2\n"
+    "M 1: @1000 GoDestroy\n";
+static const char cond_recs[] = "w 100 2 c 1 1; w 200 3 c 1 0; w 300 4 c 1 0; r 500 1 c 2";
+
+/* The "locks" part of a report page (up to the critical path's data). */
+static char *report_locks(const char *text)
+{
+    char *out = NULL;
+    int rc = dt_command(gd_cmd_report, text, (const char *const[]){"-o", "-", NULL}, &out);
+    cr_assert_eq(rc, 0, "report: %d", rc);
+    char *p = strstr(out, "\"locks\":"), *e = p ? strstr(p, "\"critical") : NULL;
+    cr_assert(p && e, "no locks in the page");
+    *e = 0;
+    memmove(out, p, strlen(p) + 1);
+    return out;
+}
+
+Test(locks, condvar_signalled_by)
+{
+    char *text = with_records(cond, cond_recs);
+    struct hd s;
+    analyse(text, &s, 0);
+    struct hd_obj *o = obj(&s, "condvar C");
+    cr_assert_eq(o->kind, HD_CONDVAR);
+    cr_assert_eq(o->waits, 3);
+    cr_assert_eq(o->total, 500 + 200 + 701);
+    cr_assert_eq(blamed(&s, o, 1), 500, "G1 signalled");
+    cr_assert_eq(blamed(&s, o, 0), 200, "G3's wait ended itself");
+    hd_free(&s);
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "#1  condvar C  waits=3  total=1.40us  avg=467ns  max=701ns\n"), "%s",
+              out);
+    cr_assert(strstr(out, "  (still waiting at trace end): 701ns in 1 waits\n"
+                          "  signalled by G1: 500ns in 1 waits, signalled at:\n"
+                          "      signal c.c:9\n"
+                          "  (ended itself: no waker recorded): 200ns in 1 waits\n"),
+              "%s", out);
+    cr_assert(!strstr(out, "held by"), "%s", out);
+    free(out);
+    out = run(gd_cmd_summary, text, NULL, 0);
+    cr_assert(strstr(out, "500ns in 1 waits, 100% signalled by G1\n"), "%s", out);
+    cr_assert(strstr(out, "200ns in 1 waits, 100% (ended itself: no waker recorded)\n"), "%s", out);
+    cr_assert(strstr(out, "701ns in 1 waits, 100% (still waiting at trace end)\n"), "%s", out);
+    cr_assert(!strstr(out, "held by"), "%s", out);
+    free(out);
+    out = run(gd_cmd_contention, text, NULL, 0);
+    cr_assert(strstr(out, "  woken by: (ended itself: no waker recorded) (1), (still waiting at "
+                          "trace end) (1), G1 (1)\n  signalled by: G1 (500ns)\n"),
+              "%s", out);
+    cr_assert(!strstr(out, "held by"), "%s", out);
+    free(out);
+    out = run(gd_cmd_export, text, (const char *const[]){"--format", "chrome", "-o", "-", NULL}, 0);
+    cr_assert(strstr(out, "\"blocked: sync: condvar C\""), "%s", out);
+    cr_assert(!strstr(out, "\"holder\""), "a condvar wait has no holder: %s", out);
+    free(out);
+    out = report_locks(text);
+    cr_assert(strstr(out, "[\"signalled by G1\",500,1,\"signal c.c:9\\u000a\"]"), "%s", out);
+    cr_assert(strstr(out, "[\"(ended itself: no waker recorded)\",200,1,\"\"]"), "%s", out);
+    cr_assert(strstr(out, "[\"(still waiting at trace end)\",701,1,\"\"]"), "%s", out);
+    cr_assert(strstr(out, "],\"signalled\"]"), "%s", out);
+    cr_assert(!strstr(out, "held by") && !strstr(out, "before the trace"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* G2 waits on semaphore S (0x5) from 100 until producer (G3) posts at 500, then from 600 until
+ * G1 posts at 700; G3 waits on S from 800 until its sem_timedwait times out at 900. */
+Test(locks, semaphore_posted_by)
+{
+    char *text =
+        with_records("str 1 sync: semaphore S\nstr 2 take\nstr 3 s.c\nstr 4 post\nstr 5 producer\n"
+                     "stack 1 10 2 3 7\nstack 2 20 4 3 9\n"
+                     "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+                     "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+                     "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @32 GoLabel 5;"
+                     " @500 GoUnblock 2 1 2\n"
+                     "M 2: @510 GoStart 2 2; @600 GoBlock 1 1\n"
+                     "M 1: @700 GoUnblock 2 3 2\n"
+                     "M 2: @710 GoStart 2 4\n"
+                     "M 3: @800 GoBlock 1 1; @900 GoUnblock 3 1 1; @901 GoStart 3 2\n"
+                     "M 1: @1000 GoDestroy\n",
+                     "w 100 2 5 1 0; w 600 2 5 1 0; w 800 3 5 1 0");
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "#1  semaphore S  waits=3  total=600ns"), "%s", out);
+    cr_assert(strstr(out, "  posted by producer (G3 take): 400ns in 1 waits, posted at:\n"
+                          "      post s.c:9\n"
+                          "  posted by G1: 100ns in 1 waits, posted at:\n"
+                          "      post s.c:9\n"
+                          "  (ended itself: no waker recorded): 100ns in 1 waits\n"),
+              "%s", out);
+    cr_assert(!strstr(out, "held by"), "%s", out);
+    free(out);
+    out = run(gd_cmd_summary, text, NULL, 0);
+    cr_assert(strstr(out, "500ns in 2 waits, 80% posted by producer (take)\n"), "%s", out);
+    cr_assert(strstr(out, "100ns in 1 waits, 100% (ended itself: no waker recorded)\n"), "%s", out);
+    free(out);
+    out = run(gd_cmd_contention, text, NULL, 0);
+    cr_assert(strstr(out, "  posted by: producer (G3 take) (400ns), G1 (100ns)\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* A barrier of 3: G2 arrives at 100, G3 at 200, G4 at 300 and completes the round (wakes both,
+ * stack arrive b.c:9, and does not wait); then G4 at 400, G2 at 450, G3 at 500 completes it. */
+Test(locks, barrier_arrived_last)
+{
+    char *text = with_records(
+        "str 1 sync: barrier B\nstr 2 meet\nstr 3 b.c\nstr 4 arrive\n"
+        "stack 1 10 2 3 7\nstack 2 20 4 3 9\n"
+        "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+        "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+        "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @200 GoBlock 1 1\n"
+        "M 4: @40 ProcStatus 3 Running; @41 GoStatus 4 4 Running; @300 GoUnblock 2 1 2;"
+        " @301 GoUnblock 3 1 2; @400 GoBlock 1 1\n"
+        "M 2: @310 GoStart 2 2; @450 GoBlock 1 1\n"
+        "M 3: @320 GoStart 3 2; @500 GoUnblock 4 1 2; @501 GoUnblock 2 3 2\n"
+        "M 4: @510 GoStart 4 2\n"
+        "M 2: @520 GoStart 2 4\n"
+        "M 1: @1000 GoDestroy\n",
+        "w 100 2 b 1 0; w 200 3 b 1 0; w 400 4 b 1 0; w 450 2 b 1 0");
+    struct hd s;
+    analyse(text, &s, 0);
+    struct hd_obj *o = obj(&s, "barrier B");
+    cr_assert_eq(o->kind, HD_BARRIER);
+    cr_assert_eq(o->waits, 4);
+    cr_assert_eq(blamed(&s, o, 4), 200 + 101, "G4 completed the first round");
+    cr_assert_eq(blamed(&s, o, 3), 100 + 51, "G3 the second");
+    hd_free(&s);
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "  meet (G4) arrived last: 301ns in 2 waits, arrived at:\n"
+                          "      arrive b.c:9\n"
+                          "  meet (G3) arrived last: 151ns in 2 waits, arrived at:\n"),
+              "%s", out);
+    cr_assert(!strstr(out, "held by"), "%s", out);
+    free(out);
+    out = run(gd_cmd_summary, text, NULL, 0);
+    cr_assert(strstr(out, "251ns in 2 waits, 80% meet arrived last\n"), "G2: %s", out);
+    free(out);
+    out = run(gd_cmd_contention, text, NULL, 0);
+    cr_assert(strstr(out, "  arrived last: meet (G4) (301ns), meet (G3) (151ns)\n"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* What ended a wait no goroutine woke: G2 sleeps from 100 until its own call returns at 300
+ * (its GoUnblock on its thread, with its stack: libgotrace.so's); G3 from 150 until a wake-up
+ * without a goroutine and without a stack at 400 on another thread (Go's runtime: a timer). */
+Test(locks, what_ended_a_wait)
+{
+    char *out = run(gd_cmd_contention,
+                    "str 1 sleep\nstr 2 nap\nstr 3 n.c\nstack 1 10 2 3 7\nstack 2 20 2 3 8\n"
+                    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+                    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+                    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @150 GoBlock 1 2\n"
+                    "M 2: @300 GoUnblock 2 1 1; @301 GoStart 2 2\n"
+                    "M 4: @35 ProcStatus 3 Running; @400 GoUnblock 3 1 0\n"
+                    "M 3: @410 GoStart 3 2\n"
+                    "M 1: @1000 GoDestroy\n",
+                    NULL, 0);
+    cr_assert(strstr(out, "    nap n.c:7\n  woken by: (ended itself: no waker recorded) (1)\n"),
+              "%s", out);
+    cr_assert(strstr(out, "    nap n.c:8\n  woken by: (no goroutine) (1)\n"), "%s", out);
+    free(out);
 }
 
 Test(locks, usage_errors)

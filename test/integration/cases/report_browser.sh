@@ -1,7 +1,8 @@
 # report_browser: `gotrace report` pages of real traces (examples/pipeline, and
 # examples/annotations with CPU samples) rendered by headless Chromium: no script error, the
 # rendered DOM names the threads, their wait reasons, the Hangs section, the Locks section (the
-# queue's mutex and condvars, who held them) and the Critical path section, and the
+# queue's mutex and who held it, its condvars and who signalled them: nothing holds a condvar,
+# so no "held by (before the trace)") and the Critical path section, and the
 # screenshot is not blank (many colours; the running and blocked colours of the timeline); a
 # link to one of the collector's waits shows its details: the waiting call and who woke it.
 # A deadlocked run (progs/locks.c abba, killed): the page says so at its top (the banner) and
@@ -42,9 +43,11 @@ expect_status "traced pipeline" 0
 render "$CASE_DIR/pipe.html"
 python3 "$GT_ROOT/test/integration/report_page.py" dom "$CASE_DIR/pipe.html.dom" \
     main producer worker collector "blocked on sync: condvar" "blocked on sync: mutex" \
-    "blocked on sync: join" "Hangs" "Locks" "held most by" "condvar" "Critical path" "By thread" \
-    >"$CASE_DIR/check.out" ||
+    "blocked on sync: join" "Hangs" "Locks" "most of the wait" "condvar" "held by worker" \
+    "signalled by worker" "Critical path" "By thread" >"$CASE_DIR/check.out" ||
     fail "pipeline page: $(cat "$CASE_DIR/check.out")"
+! grep -q 'before the trace) (' "$CASE_DIR/pipe.html.dom" ||
+    fail "pipeline page: a lock held by (before the trace)"
 python3 "$GT_ROOT/test/integration/report_page.py" png "$CASE_DIR/pipe.html.png" \
     '#3a9d4a' '#d8483e' >"$CASE_DIR/check.out" ||
     fail "pipeline screenshot: $(cat "$CASE_DIR/check.out")"
