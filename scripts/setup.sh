@@ -7,6 +7,7 @@ set -euo pipefail
 need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev libiberty-dev clang libclang-rt-14-dev python3
            xz-utils zstd pigz # these three: test/integration/cases/real_programs.sh
            strace valgrind    # exact counts of a process: per_process.sh, make bench-process
+           libc6-dbg          # libc's own function names (start_thread, __clone3): names_adopted.sh
            chromium)          # renders `gotrace report` pages: test/integration/cases/report_browser.sh
 go_pkg=golang-1.23-go
 GOROOT_123=/usr/lib/go-1.23

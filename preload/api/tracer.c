@@ -210,9 +210,14 @@ GOTRACE_API_FN struct gt_thread *tr_adopt(void *entry)
     uint64_t stk = stack_capture(t->stk.memo);
     /* The process's main thread is "main" even when a library's constructor made it appear
      * first, or the program is stripped (stack.h STACK_PC_MAIN); no code of the program created
-     * it, so its creation has no stack (not the hook that happened to adopt it). */
+     * it, so its creation has no stack (not the hook that happened to adopt it). Another thread
+     * is named by its start routine, found in stk, its first stack (stack_named), and created
+     * where it was first seen. */
     int is_main = gettid() == getpid();
-    uint64_t named = is_main ? stack_named_main() : entry ? stack_routine(entry) : stk;
+    uint64_t named = is_main ? stack_named_main()
+                     : entry ? stack_routine(entry)
+                     : stk   ? stack_named(&t->stk, NULL)
+                             : 0;
     struct gt_writer w;
     wr_begin(&w, t);
     first_events(&w, t, p, 1, named, is_main ? 0 : stk);

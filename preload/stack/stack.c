@@ -17,9 +17,11 @@
 
 #include <dlfcn.h>
 #include <libunwind.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #define SLACK 16 /* frames unwound beyond max_depth to cover the dropped tracer frames */
 /* The stack set's first key bytes: 2 pages, about 28 stacks of 32 frames (Debian's python starts
@@ -55,10 +57,62 @@ static int in_section(uintptr_t pc, const char *lo, const char *hi)
     return lo && a >= (uintptr_t)lo && a < (uintptr_t)hi;
 }
 
+/* The tracer's own code (stack_own_addr): [own_lo, own_hi), set once by stack_init. */
+static uintptr_t own_lo, own_hi;
+
+/* This library's mapping when it is a library of its own (whatever its file's name), not linked
+ * into the program (the unit tests link the core archive): the object holding it does not hold
+ * the entry point. Else empty. */
+static void own_range(void)
+{
+    struct dl_find_object lib, prog;
+    if (_dl_find_object((void *)&stack_init, &lib) == 0 &&
+        _dl_find_object((void *)getauxval(AT_ENTRY), &prog) == 0 &&
+        lib.dlfo_map_start != prog.dlfo_map_start) {
+        own_lo = (uintptr_t)lib.dlfo_map_start;
+        own_hi = (uintptr_t)lib.dlfo_map_end;
+    }
+}
+
+int stack_own_addr(uintptr_t addr)
+{
+    return addr - own_lo < own_hi - own_lo;
+}
+
+/* Whether return address pc is the tracer's: its API section, or any code of the library (its
+ * hooks, their .cold parts, helpers). */
+static inline int own_pc(uintptr_t pc)
+{
+    return in_section(pc, __start_gotrace_api, __stop_gotrace_api) || stack_own_addr(pc - 1);
+}
+
+/* The first frame a stack keeps of pcs[0..n): past the tracer's leading frames, but their
+ * outermost one when it is not an API function (the hook the program called, the leaf: stack.h).
+ * n when the walk ended inside them. */
+static int first_kept(const uintptr_t *pcs, int n)
+{
+    int i = 0;
+    while (i < n && own_pc(pcs[i]))
+        i++;
+    if (i == n) return n;
+    return i > 0 && !in_section(pcs[i - 1], __start_gotrace_api, __stop_gotrace_api) ? i - 1 : i;
+}
+
+/* How far a capture walks for keep frames (walk.h): past its leading frames, the library's code
+ * of which the stack keeps the outermost, the hook (so one frame fewer after them), else
+ * (linked into the program: the unit tests) the API section. */
+static struct walk_limit walk_limit(int max, int keep)
+{
+    if (own_hi) return (struct walk_limit){max, keep > 1 ? keep - 1 : keep, own_lo, own_hi};
+    return (struct walk_limit){max, keep, (uintptr_t)__start_gotrace_api,
+                               (uintptr_t)__stop_gotrace_api};
+}
+
 int stack_init(int max_depth, int enabled)
 {
     if (!ready && intern_init(&stacks, "stack", 17, STACK_FIRST_PAGES) != 0) return -1;
     if (!ready && arena_head()) intern_publish(&stacks, &arena_head()->stacks);
+    if (!ready) own_range();
     ready = 1;
     atomic_fetch_add_explicit(&epoch, 1, memory_order_relaxed); /* the depth may change */
     depth = max_depth < 1 ? 1 : max_depth > GO_MAX_STACK_FRAMES ? GO_MAX_STACK_FRAMES : max_depth;
@@ -149,6 +203,14 @@ static int last_used(const uintptr_t *pcs, int first, int n)
     return end;
 }
 
+/* The stack of the walk pcs[0..n) of an interrupted pc: the tracer's leading frames but the hook
+ * dropped, as a capture drops them. */
+static uint64_t kept_stack(const uintptr_t *pcs, int n)
+{
+    int first = first_kept(pcs, n);
+    return stack_from_pcs(pcs + first, last_used(pcs, first, n) - first);
+}
+
 /* Keeps the walk just recorded (m->scratch: walk_here called from capture_miss, called from
  * capture_at, whose CFA is cfa, entry RBP bp and return address ra) for the stack id, rebased
  * on cfa, in a free way or in place of the least recently hit. Rebasing: the walk's offsets are
@@ -235,18 +297,14 @@ GOTRACE_API_FN __attribute__((noclone)) static uint64_t
 capture_miss(struct stack_memo *memo, uintptr_t bp, uintptr_t cfa, uintptr_t ra)
 {
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
-    struct walk_limit lim = {depth + SLACK, depth, (uintptr_t)__start_gotrace_api,
-                             (uintptr_t)__stop_gotrace_api};
     uint64_t t0 = selfcost_begin();
-    int n = walk_here(pcs, lim, memo ? &memo->scratch : NULL);
+    int n = walk_here(pcs, walk_limit(depth + SLACK, depth), memo ? &memo->scratch : NULL);
     int fast = n >= 0;
     if (!fast) {
         int general = general_backtrace(pcs, depth + SLACK);
         n = general >= 0 ? general : walk_partial(n); /* the frames above the one it missed */
     }
-    int first = 0;
-    while (first < n && in_section(pcs[first], __start_gotrace_api, __stop_gotrace_api))
-        first++;
+    int first = first_kept(pcs, n);
     int end = last_used(pcs, first, n);
     uint64_t id = stack_from_pcs(pcs + first, end - first);
     if (fast && memo) memo_keep(memo, end, id, cfa, bp, ra);
@@ -361,15 +419,15 @@ GOTRACE_API_FN uint64_t stack_capture_interrupted(const struct walk_regs *at)
     uintptr_t pcs[GO_MAX_STACK_FRAMES + SLACK];
     pcs[0] = at->pc + 1; /* an exact pc: made to look like a return address */
     int n = walk_stack(*at, pcs + 1, depth - 1), walked = walk_partial(n);
-    if (n >= 0) return stack_from_pcs(pcs, last_used(pcs, 0, n + 1));
+    if (n >= 0) return kept_stack(pcs, n + 1);
     n = general_backtrace(pcs, depth + SLACK); /* the handler's frames, the signal frame, pc... */
-    if (n < 0) return stack_from_pcs(pcs, last_used(pcs, 0, walked + 1));
+    if (n < 0) return kept_stack(pcs, walked + 1);
     int first = 0;
     while (first < n && pcs[first] != at->pc)
         first++;
     if (first == n) return 0;
     pcs[first] = at->pc + 1;
-    return stack_from_pcs(pcs + first, last_used(pcs, first, n) - first);
+    return kept_stack(pcs + first, n - first);
 }
 
 uint64_t stack_from_pcs(const uintptr_t *pcs, int n)
@@ -387,9 +445,11 @@ void stack_set_self(struct stack_thread *(*self)(void))
 uint64_t stack_named(struct stack_thread *st, void *start)
 {
     st->start = start;
+    uintptr_t late = STACK_PC_SYNTH | (uintptr_t)st;
+    if (!start) return stack_from_pcs(&late, 1); /* adopted */
     uint64_t id = plain_id((uintptr_t)start);
     if (id) return id;
-    uintptr_t pcs[2] = {(uintptr_t)start + 1, STACK_PC_SYNTH | (uintptr_t)st};
+    uintptr_t pcs[2] = {(uintptr_t)start + 1, late};
     return stack_from_pcs(pcs, 2);
 }
 

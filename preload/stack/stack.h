@@ -1,8 +1,10 @@
 /* stack.h: capture of the calling thread's stack and the process-wide stack table.
  * A stack is a list of return addresses, innermost first, deduplicated into a stable id (> 0).
- * Captured stacks skip the tracer's own frames except the outermost one (the interposed
- * function, e.g. pthread_mutex_lock, is the leaf) and stop before the tracer's trampolines, so
- * the outermost frame is `main` or the thread's start routine.
+ * Captured stacks skip the tracer's own leading frames except the outermost one (the interposed
+ * function, e.g. pthread_mutex_lock, is the leaf), whatever part of the library's code they are
+ * in (a hook's .cold part, a helper between the hook and the API), and stop before the tracer's
+ * trampolines, so the outermost frame is `main` or the thread's start routine (for a thread the
+ * tracer adopted, libc's thread-start frames follow it: symbolization shows none of them).
  * Invariants: stack_capture and stack_mark are lock-free and malloc-free (the fast walker's
  * cache misses use the lock-free _dl_find_object; libunwind, the fallback, is loaded by the
  * flusher, never by a capture, and used with per-thread caches); stack_foreach_marked runs on
@@ -16,9 +18,13 @@
 #include "walk.h"
 
 /* 0 on success, -1 if memory is unavailable. Call it before any thread captures: it sets up the
- * fast walker's rule cache (walk.h). Later calls keep the table and only change max_depth
- * (clamped to 1..GO_MAX_STACK_FRAMES) and enabled. */
+ * fast walker's rule cache (walk.h) and finds the tracer's own code (stack_own_addr). Later calls
+ * keep the table and only change max_depth (clamped to 1..GO_MAX_STACK_FRAMES) and enabled. */
 int stack_init(int max_depth, int enabled);
+/* Whether addr is the tracer's own code: in this library's mapping, when the tracer is a library
+ * of its own (not linked into the program, as the unit tests link the core archive: then no
+ * address is). Known from stack_init on; no lock, no system call. */
+int stack_own_addr(uintptr_t addr);
 /* The fallback: libunwind, for a stack with a frame the fast walker cannot model (a CFA from an
  * expression; code without CFI that keeps no frame pointer). A capture never loads it (a dlopen
  * there could wait for a thread that waits for the capturing one, or run in a signal handler
@@ -127,7 +133,11 @@ static inline int stack_pc_late(uintptr_t pc)
  * (creator side, before the thread runs): [start, the first frame of the program's own code in
  * the thread's first captured stack] when start is a language runtime's trampoline (libstdc++'s
  * std::thread, libgomp, Rust's std), else just [start]; resolved per generation, so a thread
- * whose first stack comes after its creation's generation was written keeps [start] there. */
+ * whose first stack comes after its creation's generation was written keeps [start] there.
+ * start NULL: a thread the tracer adopted (not created through its hook: thrd_create, the real
+ * pthread_create called through dlsym), whose start routine is not known, once its first stack
+ * is captured: [the late frame] alone, resolved like a runtime's trampoline's, else to the
+ * outermost frame of that first stack, the start routine. */
 uint64_t stack_named(struct stack_thread *st, void *start);
 /* start is known to be no runtime's trampoline (symbolize.c learns it when a late frame of a
  * thread it started resolves to nothing): from now on stack_named gives [start] alone, one stack
@@ -152,10 +162,13 @@ void stack_mark(uint64_t id, uint64_t gen);
 typedef void (*stack_visit_fn)(void *ctx, uint64_t id, const uintptr_t *pcs, int n);
 void stack_foreach_marked(uint64_t gen, stack_visit_fn fn, void *ctx);
 /* The tracer's semantic API functions live in this section: stack_capture skips every leading
- * frame inside it (and its own), so the first frame kept is the hook that called the API. Every
- * tracer function between the hook and stack_capture must carry it (a non-API helper that is
- * not inlined would become the leaf), and a hook must not tail-call the API (its own frame
- * would vanish and the user's function would become the leaf). */
+ * frame inside it (and its own), and every other leading frame of the library's code but the
+ * outermost (a helper between the hook and the API, a hook's .cold part, whatever the compiler
+ * made of them: stack_own_addr), so the first frame kept is the hook that called the API. A
+ * function the program calls that must not be the leaf itself carries it (the annotation API's
+ * entry points: the program's call is the leaf), and a hook must not tail-call the API (its own
+ * frame would vanish and the user's function would become the leaf). Linked into the program
+ * (the unit tests), the library's code is not known: only this section is skipped. */
 #define GOTRACE_API_FN __attribute__((section("gotrace_api"), noinline))
 /* The tracer's trampolines live in this section; stacks stop at its frames. */
 #define GOTRACE_TRAMPOLINE __attribute__((section("gotrace_tramp"), noinline, used))

@@ -7,8 +7,9 @@
  * The compilation unit of a pc comes from .debug_aranges when the module has them (libdw's
  * lookup), else from the units' own address ranges (DW_AT_ranges / low_pc..high_pc), read once
  * per module into a sorted table: clang and rustc emit no .debug_aranges by default. Frames
- * are marked as a language runtime's (runtime_name) for the thread names of stack.h. The
- * machine's symbol cache (symcache.h) answers first; what libdwfl resolves is added to it. */
+ * are marked as a language runtime's (runtime_name) for the thread names of stack.h; libc's
+ * start of a thread resolves to no frame (thread_start). The machine's symbol cache
+ * (symcache.h) answers first; what libdwfl resolves is added to it. */
 #include "symbolize.h"
 
 #include "demangle.h"
@@ -25,11 +26,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 struct entry {
@@ -351,14 +350,16 @@ static const char *qualified(Dwarf_Die *decl, const char *name, char *buf, size_
 }
 
 /* The name to show for a function's DIE: its linkage name demangled; else, for the function
- * holding the pc, its ELF symbol (demangled); else its DWARF name, qualified. */
-static const char *die_name(Dwfl_Module *mod, Dwarf_Die *die, int tag, Dwarf_Addr addr, char *buf,
-                            size_t cap)
+ * holding the pc, its ELF symbol (demangled), but not in this library (own), where the symbol
+ * holding a hook's .cold part is "hook.cold" and the hook must show as itself; else its DWARF
+ * name, qualified. */
+static const char *die_name(Dwfl_Module *mod, Dwarf_Die *die, int tag, int own, Dwarf_Addr addr,
+                            char *buf, size_t cap)
 {
     Dwarf_Attribute a;
     const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
     if (!s) s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-    if (!s && tag == DW_TAG_subprogram) s = dwfl_module_addrname(mod, addr);
+    if (!s && tag == DW_TAG_subprogram && !own) s = dwfl_module_addrname(mod, addr);
     if (s) return demangle_name(s);
     s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
     if (!s) return "?";
@@ -376,32 +377,13 @@ static int runtime_file(const char *file)
             strncmp(file, "library/alloc/", 14) == 0);
 }
 
-/* Whether this code is a library of its own (whatever its file's name), not linked into the
- * program (the unit tests link the core archive): the object holding it does not hold the
- * entry point. The same for the whole process: asked once. */
-static int tracer_is_library(void)
-{
-    static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
-    int k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (!k) { /* (dladdr would also scan the objects' symbols: 0.8 M instructions in cc1) */
-        struct dl_find_object lib, prog;
-        k = _dl_find_object((void *)&sym_init, &lib) == 0 &&
-                    _dl_find_object((void *)getauxval(AT_ENTRY), &prog) == 0 &&
-                    lib.dlfo_map_start != prog.dlfo_map_start
-                ? 2
-                : 1;
-        atomic_store_explicit(&known, k, memory_order_relaxed);
-    }
-    return k == 2;
-}
-
-/* Whether mod is this library: its frames are shown as the hook only (the interposed
- * function the program called), never the tracer's inlined helpers. */
+/* Whether mod is this library (stack_own_addr): its frames are shown as the hook only (the
+ * interposed function the program called), never the tracer's inlined helpers. */
 static int own_module(Dwfl_Module *mod)
 {
     Dwarf_Addr start, end, here = (Dwarf_Addr)(uintptr_t)&sym_init;
     return dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) && here >= start &&
-           here < end && tracer_is_library();
+           here < end && stack_own_addr((uintptr_t)here);
 }
 
 /* A unit's functions by address: every subprogram with code, wherever it is nested (GCC's
@@ -537,7 +519,7 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Addr addr, uintptr_t pc, struct 
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
         if (!(own && tag == DW_TAG_inlined_subroutine)) {
             char buf[1024];
-            const char *name = die_name(mod, &scopes[i], tag, addr, buf, sizeof buf);
+            const char *name = die_name(mod, &scopes[i], tag, own, addr, buf, sizeof buf);
             if (rt_mod || runtime_name(name) || runtime_file(file)) *runtime |= 1u << n;
             if (own) { /* a hook: the function the program called, no tracer source */
                 file = NULL;
@@ -621,18 +603,6 @@ static int resolve_dwfl(uintptr_t pc, struct sym_frame *out, uint32_t *runtime, 
     return 1;
 }
 
-/* Whether addr is in this library's code, loaded as a library of its own (own_module). */
-static int own_addr(uintptr_t addr)
-{
-    static uintptr_t lo, hi; /* this object's range, once */
-    struct dl_find_object self;
-    if (!hi && _dl_find_object((void *)&sym_init, &self) == 0) {
-        lo = (uintptr_t)self.dlfo_map_start;
-        hi = (uintptr_t)self.dlfo_map_end;
-    }
-    return addr >= lo && addr < hi && tracer_is_library();
-}
-
 /* The path of the module that defines the function a hook named name stands in front of (the
  * next definition after this library, the one real.c binds: libc.so.6's for
  * pthread_mutex_lock) as a string id; 0 for none (the tracer's own API). dlsym and dladdr take
@@ -655,8 +625,8 @@ static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
     uintptr_t addr = pc - 1;
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
-    if (!own_addr(addr) || !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-        !info.dli_sname || ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
+    if (!stack_own_addr(addr) || !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) ||
+        !sym || !info.dli_sname || ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
         addr < (uintptr_t)info.dli_saddr || addr - (uintptr_t)info.dli_saddr >= sym->st_size)
         return 0;
     *out = (struct sym_frame){pc, str_intern_cstr(info.dli_sname), hook_module(info.dli_sname), 0};
@@ -671,15 +641,39 @@ static int own_frame(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
 static void own_files(uintptr_t pc, struct sym_frame *f, int n)
 {
     size_t len;
-    if (!own_addr(pc - 1)) return;
+    if (!stack_own_addr(pc - 1)) return;
     for (int i = 0; i < n; i++) {
         const char *name = f[i].file_str ? NULL : str_get(f[i].func_str, &len);
         if (name) f[i].file_str = hook_module(name);
     }
 }
 
+/* Whether the code at addr is libc's (its module's file name starts so). */
+static int in_libc(uintptr_t addr)
+{
+    struct dl_find_object o;
+    const char *path =
+        _dl_find_object((void *)addr, &o) == 0 && o.dlfo_link_map ? o.dlfo_link_map->l_name : NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return path && strncmp(slash ? slash + 1 : path, "libc.so.", 8) == 0;
+}
+
+/* Whether frames f[0..n) of pc are libc's start of a thread: the function that runs its start
+ * routine and the system call's wrapper that made it, by name in libc only. Stacks of the threads
+ * the tracer starts end before them, at its trampoline; those of a thread it adopted end with
+ * them, shown nowhere, so that its start routine is outermost, as in every other thread. */
+static int thread_start(uintptr_t pc, const struct sym_frame *f, int n)
+{
+    static const char *const names[] = {"start_thread", "__clone3", "clone3", "__clone", "clone"};
+    size_t len;
+    const char *name = n > 0 && f[n - 1].func_str ? str_get(f[n - 1].func_str, &len) : NULL;
+    for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0) return in_libc(pc - 1);
+    return 0;
+}
+
 /* The frames of pc: this library's own, from the symbol cache, else resolved (and then
- * cached). */
+ * cached); none for libc's start of a thread. */
 static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
 {
     if (own_frame(pc, out, runtime)) return 1;
@@ -690,7 +684,7 @@ static int resolve(uintptr_t pc, struct sym_frame *out, uint32_t *runtime)
         if (cm) symcache_put(cm, pc, out, n, *runtime, modpath);
     }
     own_files(pc, out, n);
-    return n;
+    return thread_start(pc, out, n) ? 0 : n;
 }
 
 static size_t slot_of(uintptr_t pc)
@@ -759,18 +753,10 @@ static int main_frame(uintptr_t pc, struct sym_frame *out)
     return 1;
 }
 
-/* A thread's first frame of the program's own code (stack_named): when its start routine is
- * a runtime's, the outermost frame that is not in the first of its first stacks that has one
- * (a runtime's own start-up waits come first); else nothing (the start routine names it). */
-static int late_frame(uintptr_t pc, struct sym_frame *out)
+/* The outermost frame of the program's own code (not a runtime's) in the first of st's first
+ * stacks that has one (a runtime's own start-up waits come first) into *out; 0 if none has. */
+static int program_frame(const struct stack_thread *st, struct sym_frame *out)
 {
-    const struct stack_thread *st = (const struct stack_thread *)(pc & ~STACK_PC_SYNTH);
-    const struct entry *start = entry_of((uintptr_t)st->start + 1);
-    if (!start) return 0;
-    if (!(start->runtime & (1u << (start->n - 1)))) {
-        stack_start_plain(st->start); /* its next threads share [start] */
-        return 0;
-    }
     const uint64_t *ids;
     for (int s = 0, ns = stack_first(st, &ids); s < ns; s++) {
         const uintptr_t *pcs;
@@ -779,12 +765,45 @@ static int late_frame(uintptr_t pc, struct sym_frame *out)
             for (int k = e ? e->n - 1 : -1; k >= 0; k--) {
                 if (e->runtime & (1u << k)) continue;
                 *out = e->f[k];
-                out->pc = pc;
                 return 1;
             }
         }
     }
     return 0;
+}
+
+/* The outermost frame of st's first stack into *out (an adopted thread's: its start routine,
+ * since libc's thread-start frames resolve to none); 0 if it has none. */
+static int outermost_frame(const struct stack_thread *st, struct sym_frame *out)
+{
+    const uint64_t *ids;
+    const uintptr_t *pcs;
+    int n = stack_first(st, &ids) > 0 ? stack_pcs(ids[0], &pcs) : 0;
+    for (int i = n - 1; i >= 0; i--) {
+        const struct entry *e = (pcs[i] & STACK_PC_SYNTH) ? NULL : entry_of(pcs[i]);
+        if (e && e->n) {
+            *out = e->f[e->n - 1];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A thread's first frame of the program's own code (stack_named): when its start routine is
+ * a runtime's, program_frame; else nothing (the start routine names it). For a thread the tracer
+ * adopted (no start routine known), program_frame, else its start routine. */
+static int late_frame(uintptr_t pc, struct sym_frame *out)
+{
+    const struct stack_thread *st = (const struct stack_thread *)(pc & ~STACK_PC_SYNTH);
+    const struct entry *start = st->start ? entry_of((uintptr_t)st->start + 1) : NULL;
+    if (st->start && !start) return 0; /* memory is short */
+    if (start && !(start->runtime & (1u << (start->n - 1)))) {
+        stack_start_plain(st->start); /* its next threads share [start] */
+        return 0;
+    }
+    int found = program_frame(st, out) || (!start && outermost_frame(st, out));
+    if (found) out->pc = pc;
+    return found;
 }
 
 /* An entry's frames, at most max of them, into out; how many. */

@@ -18,17 +18,18 @@
 int sym_init(void);
 /* Frames for return address pc (inlined frames expanded, innermost first), at most max;
  * returns how many were written (>= 1 when max >= 1, but 0 for a stack_named frame with
- * nothing to show). Names are demangled (C++, Rust legacy and v0); the tracer's own inlined
- * helpers never show (its hooks appear as the interposed function only, with no line and as
- * file the path of the module that defines the function it stands in front of, e.g. libc's,
- * 0 when none does: the tracer's API); the synthetic pcs of
- * stack.h resolve to "main" and to a thread's first frame of the program's own code. The innermost
- * frame has .pc == pc; the k-th enclosing inlined caller has .pc == pc | k << 56, so a pc still
- * names one frame. No DWARF: the ELF symbol (or "module+0xoff") with the module's path as file and
- * line 0; no module: func "?". Before sym_init: one frame with no strings. A caller filling a Stack
- * must cap the total at GO_MAX_STACK_FRAMES (inline expansion can make a stack longer than its pcs)
- * and str_mark the func/file ids it writes. With DEBUGINFOD_URLS set in the traced process,
- * libdw may query debuginfod servers for modules without local debug info. */
+ * nothing to show and for libc's start of a thread: start_thread, clone3, clone). Names are
+ * demangled (C++, Rust legacy and v0); the tracer's own inlined helpers never show (its hooks
+ * appear as the interposed function only, with no line and as file the path of the module that
+ * defines the function it stands in front of, e.g. libc's, 0 when none does: the tracer's API);
+ * the synthetic pcs of stack.h resolve to "main" and to a thread's first frame of the program's
+ * own code. The innermost frame has .pc == pc; the k-th enclosing inlined caller has
+ * .pc == pc | k << 56, so a pc still names one frame. No DWARF: the ELF symbol (or
+ * "module+0xoff") with the module's path as file and line 0; no module: func "?". Before
+ * sym_init: one frame with no strings. A caller filling a Stack must cap the total at
+ * GO_MAX_STACK_FRAMES (inline expansion can make a stack longer than its pcs) and str_mark the
+ * func/file ids it writes. With DEBUGINFOD_URLS set in the traced process, libdw may query
+ * debuginfod servers for modules without local debug info. */
 int sym_lookup(uintptr_t pc, struct sym_frame *out, int max);
 /* sym_lookup, with the strings of pc's frames marked as used by generation gen (str_mark): for
  * a real pc, once per generation (its cache entry remembers the last; generations only grow,

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,4 +227,49 @@ Test(symbolize, synthetic_frames, .init = init, .fini = sym_fini)
     cr_assert_eq(st3.start, (void *)known_function, "the record still knows its routine");
     stack_forget(); /* a library unloaded: the address may hold other code */
     cr_assert_eq(stack_pcs(stack_named(&st3, (void *)known_function), &pcs), 2, "forgotten");
+}
+
+/* A thread's whole stack, as a thread the tracer adopted has it: its function, then libc's
+ * start_thread and clone3 (no trampoline of the tracer's in between). */
+struct walked {
+    uintptr_t pcs[16];
+    int n;
+};
+
+__attribute__((noipa)) static void *adopted_routine(void *arg)
+{
+    struct walked *w = arg;
+    w->n = walk_here(w->pcs, (struct walk_limit){16, 16, 0, 0}, NULL);
+    NO_TAIL();
+    return NULL;
+}
+
+/* A thread the tracer adopted (stack_named without a start routine: [late frame]) is named by
+ * the outermost frame of its first stack, its start routine; libc's thread-start frames below
+ * it show in no stack (they resolve to no frame). */
+Test(symbolize, adopted_thread_named_by_its_start_routine, .init = init, .fini = sym_fini)
+{
+    cr_assert_eq(stack_init(8, 1), 0);
+    static struct walked w;
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, adopted_routine, &w), 0);
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    cr_assert_geq(w.n, 3, "the routine, start_thread, clone3: %d frames", w.n);
+    struct sym_frame f[8];
+    cr_assert_eq(sym_lookup(w.pcs[0], f, 8), 1);
+    cr_assert_str_eq(str(f[0].func_str), "adopted_routine");
+    for (int i = 1; i < w.n; i++) /* libc's, named with its debug symbols (libc6-dbg) */
+        cr_assert_eq(sym_lookup(w.pcs[i], f, 8), 0, "frame %d of libc shown: %s", i,
+                     str(f[0].func_str));
+
+    static struct stack_thread st;
+    uint64_t id = stack_named(&st, NULL);
+    const uintptr_t *pcs;
+    cr_assert_eq(stack_pcs(id, &pcs), 1, "[late frame] alone");
+    cr_assert(stack_pc_late(pcs[0]));
+    st.first[0] = stack_from_pcs(w.pcs, w.n);
+    st.nfirst = 1;
+    cr_assert_eq(sym_lookup(pcs[0], f, 8), 1);
+    cr_assert_str_eq(str(f[0].func_str), "adopted_routine");
+    cr_assert_eq(f[0].pc, pcs[0]);
 }
