@@ -43,8 +43,9 @@ static atomic_int init_state;
 static struct gt_config cfg GT_BIG;
 static unsigned image;
 static pid_t tracer_pid;
-static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
-static int forked;      /* this process is a forked child (or its exec'd image) */
+static int fork_traced;     /* the fork in progress gives a traced child (prepare's decision) */
+static int forked;          /* this process is a forked child (or its exec'd image) */
+static uint64_t fork_began; /* the fork in progress began (selfcost.h; 0 when not timed) */
 
 static void warn_config(const char *msg)
 {
@@ -76,6 +77,7 @@ static void fork_prepare(void)
     fork_traced = state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
     gt_internal++;
     if (!fork_traced) return;
+    fork_began = selfcost_begin();
     flusher_fork_prepare();
     thread_fork_prepare();
     buf_fork_prepare();
@@ -90,6 +92,7 @@ static void fork_parent(void)
     buf_fork_parent();
     thread_fork_parent();
     flusher_fork_parent();
+    selfcost_end(SC_FORK, fork_began, 1);
 }
 
 /* A forked child's file (and its exec'd images'): PATH.<pid> when GOTRACE_OUT has no %p, so
@@ -109,6 +112,7 @@ static int child_path(char *path, size_t size)
 
 static void fork_child(void)
 {
+    uint64_t began = selfcost_begin();
     if (fork_traced) /* first: the parent's live file must not be written from here on */
         arena_fork_child();
     else
@@ -142,6 +146,7 @@ static void fork_child(void)
         state_stop();
         arena_complete();
     }
+    selfcost_end(SC_CHILD, began, 1);
     gt_internal--;
 }
 
@@ -319,7 +324,7 @@ void tr_shutdown(void)
     uint64_t t0 = selfcost_begin();
     as_tracer(flusher_final);
     selfcost_end(SC_FINAL, t0, 1);
-    char line[512]; /* the text and ten counts of up to 20 digits each: never cut */
+    char line[640]; /* the text and 13 counts of up to 20 digits each: never cut */
     if (t0 && selfcost_format(line, sizeof line) > 0) gt_debug("%s", line);
 }
 
