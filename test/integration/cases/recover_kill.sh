@@ -147,6 +147,11 @@ done
 # /dev/null opened by a hook), reaped by init: recover of the child's path says there is
 # nothing to recover, removes the live file and makes no file (it said "does not validate" and
 # left the file on /dev/shm for good).
+# (c) A new process killed by its own constructor (progs/die_early.c) has a live file and the start
+# of its trace from its start: run by a traced parent, which reaps it, the tracer removes the live
+# file; run alone, recover of its path says there is nothing to recover, removes the live file and
+# leaves the trace as it was: its start, a valid trace with no thread (recover tried to rebuild it
+# and failed: "no frequency event found").
 if [ -z "$GT_SANITIZER" ]; then
     trace_run sub -- bash -c '(kill -9 $BASHPID); echo "sub $?"'
     assert_eq "$(cat "$RUN_OUT")" "sub 137" "the subshell killed itself"
@@ -168,4 +173,23 @@ if [ -z "$GT_SANITIZER" ]; then
     grep -q "traced nothing" "$CASE_DIR/sub.recover" || fail "orphan: $(cat "$CASE_DIR/sub.recover")"
     [ ! -e "$orphan" ] || fail "orphan: the live file is still there after recover"
     [ ! -e "$child" ] || fail "orphan: recover made a file for a process that traced nothing"
+
+    early=$(build_prog die_early)
+    trace_run reaped -- bash -c '"$0"; echo "early $?"' "$early"
+    assert_eq "$(cat "$RUN_OUT")" "early 137" "the program killed itself"
+    left=$(live_files_of "$CASE_DIR/reaped.")
+    [ -z "$left" ] || fail "reaped: the killed program's live file is left: $left"
+
+    rm -f "$CASE_DIR/early.trace"
+    rc=0
+    GOTRACE_OUT="$CASE_DIR/early.trace" LD_PRELOAD="$GT_PRELOAD" "$early" || rc=$?
+    assert_eq "$rc" 137 "die_early's status"
+    read -r live child < <(live_files_of "$CASE_DIR/early.trace")
+    [ -n "$live" ] || fail "early: no live file of the killed program"
+    "$GT_BUILD/gotrace" recover "$child" >"$CASE_DIR/early.recover" 2>&1 ||
+        fail "early: recover failed: $(head -c 300 "$CASE_DIR/early.recover")"
+    grep -q "traced nothing" "$CASE_DIR/early.recover" || fail "early: $(cat "$CASE_DIR/early.recover")"
+    [ ! -e "$live" ] || fail "early: the live file is still there after recover"
+    validate "$child"
+    assert_eq "$(generations "$child")" 1 "generations in the file of a process that traced nothing"
 fi
