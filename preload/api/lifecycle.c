@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,10 @@ static pid_t tracer_pid;
 static int fork_traced;     /* the fork in progress gives a traced child (prepare's decision) */
 static int forked;          /* this process is a forked child (or its exec'd image) */
 static uint64_t fork_began; /* the fork in progress began (selfcost.h; 0 when not timed) */
+/* 1: a forked child that has recorded nothing yet (its tracer's state is its parent's, as the
+ * fork left it: settle_child), 2: being settled, 0: neither. */
+static atomic_int unsettled;
+static struct gt_thread *forker; /* that child's forking thread's record (its parent's) */
 
 static void warn_config(const char *msg)
 {
@@ -110,44 +115,92 @@ static int child_path(char *path, size_t size)
     return forked_path(path, size);
 }
 
-static void fork_child(void)
+/* A child that runs untraced (forked from inside the tracer, or with tracing off): it neither
+ * writes nor removes anything of its parent's (its live file, its records) and writes nothing. */
+static void untraced_child(void)
+{
+    arena_detach();
+    fatal_fork_child();
+    gt_self = NULL;
+    state_fork_child();
+    cpuprof_fork_child();
+    selfcost_fork_child();
+    flusher_fork_child();
+    flusher_fork_settle(NULL);
+    gt_internal = 1; /* for good: this process runs untraced */
+}
+
+/* The child's first record: its own tables, file, threads and flusher, as the fork left its
+ * parent's. 0, or -1 when the child runs untraced from now on. */
+static int settle_child(void)
 {
     uint64_t began = selfcost_begin();
-    if (fork_traced) /* first: the parent's live file must not be written from here on */
-        arena_fork_child();
-    else
-        arena_detach();
-    tracer_pid = getpid();
+    arena_fork_settle(); /* first: the parent's live file must not be written from here on */
     fatal_fork_child();
-    plainlock_fork_child();
-    image = 0;
-    forked = 1;
-    struct gt_thread *t = gt_self;
+    struct gt_thread *t = forker;
     if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
-    gt_self = NULL;
-    state_fork_child(); /* nothing of the parent's current generation is written */
+    state_fork_child();                 /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
     selfcost_fork_child();                /* the child reports its own time, not its parent's */
     static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
-    if (fork_traced) {
-        int records = thread_records_made();
-        buf_fork_child();
-        thread_fork_child();
-        waitq_fork_child(t, records);
-        intern_fork_child();
-    }
-    if (!fork_traced || child_path(path, sizeof path) != 0) {
-        flusher_fork_child(NULL);
-        gt_internal = 1; /* for good: this process runs untraced */
-        return;
+    int records = thread_records_made();
+    buf_fork_child();
+    thread_fork_child();
+    waitq_fork_child(t, records);
+    intern_fork_child();
+    if (child_path(path, sizeof path) != 0) {
+        flusher_fork_settle(NULL);
+        return -1;
     }
     fence_init(); /* single-threaded here: the mode may change */
-    if (flusher_fork_child(path) != 0) {
+    if (flusher_fork_settle(path) != 0) {
         state_stop();
         arena_complete();
     }
     selfcost_end(SC_CHILD, began, 1);
+    return 0;
+}
+
+/* Settles a forked child on its first record (settle_child), once; a thread that comes
+ * meanwhile (one started without the hooks) waits. */
+static void settle_if_forked(void)
+{
+    int expect = 1;
+    if (atomic_load(&unsettled) != 1 || !atomic_compare_exchange_strong(&unsettled, &expect, 2)) {
+        while (atomic_load(&unsettled) == 2)
+            sched_yield();
+        return;
+    }
+    gt_internal++; /* hooks of a handler that interrupts it emit nothing */
+    int traced = settle_child() == 0;
+    gt_internal = traced ? gt_internal - 1 : 1; /* 1 for good: this process runs untraced */
+    atomic_store(&unsettled, 0);
+}
+
+/* The child releases what the parent's fork held and takes its own process id; hooks take the
+ * forking thread for a new one. The rest, which reads or writes the tracer's state, waits for
+ * the child's first record (settle_child): a child that exits or execs without one costs its
+ * tracer nothing more, and until then the tracer neither writes nor removes anything of its
+ * parent's. */
+static void fork_child(void)
+{
+    tracer_pid = getpid();
+    plainlock_fork_child();
+    image = 0;
+    forked = 1;
+    if (!fork_traced) {
+        untraced_child();
+        return;
+    }
+    arena_fork_child();
+    buf_fork_parent();
+    thread_fork_parent();
+    flusher_fork_child();
+    if (!atomic_load(&unsettled)) forker = gt_self; /* (a child's child keeps the first) */
+    gt_self = NULL;
+    atomic_store(&unsettled, 1);
     gt_internal--;
+    if (cfg.flight) settle_if_forked(); /* it frees the parent's generations: never in a handler */
 }
 
 /* Which image of this process we are: 0, or n when exec'd n times under the tracer
@@ -249,12 +302,18 @@ static void as_tracer(void (*op)(void))
     gt_internal = was;
 }
 
-/* Whether this thread may write generations now: tracing, in the tracer's own process, and
- * not inside the tracer (a signal handler interrupting it). */
-static int may_flush(void)
+/* Whether this thread may act for the tracer now: tracing, in the tracer's own process, and not
+ * inside the tracer (a signal handler interrupting it). */
+static int may_act(void)
 {
     struct gt_thread *t = gt_self;
     return state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+}
+
+/* Whether it may write generations now: a forked child that recorded nothing has none. */
+static int may_flush(void)
+{
+    return may_act() && !atomic_load(&unsettled);
 }
 
 void tr_flush_now(void)
@@ -280,7 +339,9 @@ void tr_flush_dying(void)
 
 void tr_threads_begin(void)
 {
-    if (flusher_lazy() && tr_in_own_process()) flusher_need_thread();
+    if (!tr_in_own_process()) return;
+    if (atomic_load(&unsettled) && may_act()) settle_if_forked(); /* (its flusher is lazy) */
+    if (flusher_lazy()) flusher_need_thread();
 }
 
 void tr_before_unload(void)
@@ -296,8 +357,8 @@ void tr_after_unload(void)
 
 int tr_before_exec(char *marker, size_t size)
 {
-    if (!may_flush()) return 0;
-    as_tracer(flusher_flush_now);
+    if (!may_act()) return 0;
+    if (may_flush()) as_tracer(flusher_flush_now);
     snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1,
              forked ? "f" : "");
     return 1;
@@ -338,6 +399,10 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
     }
     if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
     if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
+    if (atomic_load_explicit(&unsettled, memory_order_acquire)) {
+        settle_if_forked();
+        if (gt_internal || !state_tracing_acquire()) return NULL;
+    }
     /* A thread the tracer did not see start: the flusher thread is needed. Not the main thread
      * (adopted here when a constructor calls first, or anew in a forked child, where the
      * thread that forked is the main one): a program with one thread still has one. */

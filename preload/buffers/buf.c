@@ -105,7 +105,6 @@ void buf_fork_parent(void)
 
 void buf_fork_child(void)
 {
-    spin_unlock(&pool_lock);
     free_list = NULL; /* the parent's buffers: its file's (arena_fork_child gives a new one) */
     fresh = NULL;
     fresh_left = 0;

@@ -281,7 +281,6 @@ void thread_fork_child(void)
     proc_free = NULL;
     fresh_p_left = 0;
     publish_head();
-    thread_fork_parent();
 }
 
 struct gt_p *proc_get(void)

@@ -166,8 +166,9 @@ void thread_hint(struct gt_thread *t, pthread_t th);
 /* Flusher only: unlinks threads that exited in a generation <= gen, unless their creator is
  * still creating them, and frees them. */
 void thread_reap(uint64_t gen);
-/* Fork: prepare takes the registry and proc locks, parent and child release them; the child
- * forgets every registered thread (they do not exist there; their memory stays, unused). */
+/* Fork: prepare takes the registry and proc locks, parent and child release them
+ * (thread_fork_parent); the child then forgets every registered thread (thread_fork_child: they
+ * do not exist there; their memory stays, unused). */
 void thread_fork_prepare(void);
 void thread_fork_parent(void);
 void thread_fork_child(void);

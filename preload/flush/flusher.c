@@ -413,13 +413,17 @@ void flusher_fork_parent(void)
     output_unlock();
 }
 
-int flusher_fork_child(const char *path)
+void flusher_fork_child(void)
 {
     output_close(); /* the parent's; its lock stays with the parent's descriptor */
     output_unlock();
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
     atomic_store(&F.lazy, 0);
     state_set_lazy_poll(NULL);
+}
+
+int flusher_fork_settle(const char *path)
+{
     if (!path) {
         atomic_store(&F.stopped, 1);
         state_stop();

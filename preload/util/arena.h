@@ -10,9 +10,11 @@
  * file (not set up, GOTRACE_LIVE=0, the flight recorder, no tmpfs, a limited address space
  * (RLIMIT_AS: the file's 1 GiB range would come out of the program's), or the file is full) blocks
  * are private anonymous memory, and once the file was set up its head says some state is
- * elsewhere (lost); arena_head() is NULL exactly when there is no live file. In a forked child
- * (single-threaded) arena_fork_child gives the child a file of its own holding a copy of the
- * tables as they were when the child's allocations stopped; buffers start anew. */
+ * elsewhere (lost); arena_head() is NULL exactly when there is no live file. A forked child
+ * maps its parent's file until it records anything (arena_fork_settle, single-threaded): it
+ * neither writes nor removes it; then it gets a file of its own holding a copy of the tables'
+ * backed pages (kept in a bitmap: the parent's file is not read for it) below where the child's
+ * allocations stopped; buffers start anew. */
 #ifndef GOTRACE_ARENA_H
 #define GOTRACE_ARENA_H
 #include "gt_live.h"
@@ -46,10 +48,12 @@ void arena_unlink(void);
  * events stays for `gotrace recover`. Sets errno. */
 void arena_forget_child(pid_t pid);
 /* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
- * and the parent releases it; a traced child gets its own file (see above); a child that runs
+ * and the parent releases it; the child releases it and forgets its parent's file name; a traced
+ * child gets its own file at its first record (arena_fork_settle: see above); a child that runs
  * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */
 void arena_fork_prepare(void);
 void arena_fork_parent(void);
 void arena_fork_child(void);
+void arena_fork_settle(void);
 void arena_detach(void);
 #endif
