@@ -73,17 +73,36 @@ void tr_child_reaped(pid_t pid)
     errno = saved;
 }
 
+/* A process that is dying of a fatal signal (its handler writes the last generation) forks no
+ * more: untraced, the signal would have ended it already. The thread waits for the end here
+ * (fatal_park), holding none of the tracer's locks. */
+static void park_if_dying(void)
+{
+    if (fatal_dying() && tr_in_own_process()) fatal_park();
+}
+
 /* The forking thread holds the locks from here to the parent or child handler; meanwhile it
- * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
- * fork from inside the tracer (a signal handler) takes no lock and gives an untraced child. */
+ * is inside the tracer, so fork handlers of other libraries that run then emit nothing, and a
+ * fatal signal sent to it acts after the parent handler (fatal.h: its last write needs these
+ * locks, and glibc's malloc ones, which the fork takes after them); one that comes while it
+ * waits for the output lock (a generation being written) acts at once. A fork from inside the
+ * tracer (a signal handler) takes no lock and gives an untraced child. */
 static void fork_prepare(void)
 {
+    park_if_dying();
     struct gt_thread *t = gt_self;
     fork_traced = state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
     gt_internal++;
     if (!fork_traced) return;
     fork_began = selfcost_begin();
-    flusher_fork_prepare();
+    fatal_fork_begin();
+    while (flusher_fork_prepare(fatal_fork_deferred) != 0) { /* a fatal signal came meanwhile */
+        gt_internal--;
+        fatal_fork_end(); /* it acts now (the process ends), as if it came before the fork */
+        park_if_dying();
+        gt_internal++;
+        fatal_fork_begin();
+    }
     thread_fork_prepare();
     buf_fork_prepare();
     arena_fork_prepare();
@@ -98,6 +117,14 @@ static void fork_parent(void)
     thread_fork_parent();
     flusher_fork_parent();
     selfcost_end(SC_FORK, fork_began, 1);
+    fatal_fork_end(); /* a fatal signal sent meanwhile acts now */
+}
+
+void tr_forked(pid_t pid)
+{
+    if (!fatal_dying() || !tr_in_own_process()) return;
+    kill(pid, SIGKILL);
+    fatal_park();
 }
 
 /* A forked child's file (and its exec'd images'): PATH.<pid> when GOTRACE_OUT has no %p, so
@@ -184,6 +211,7 @@ static void settle_if_forked(void)
  * parent's. */
 static void fork_child(void)
 {
+    if (fatal_fork_orphaned()) kill(getpid(), SIGKILL); /* it ends here */
     tracer_pid = getpid();
     plainlock_fork_child();
     image = 0;

@@ -401,11 +401,11 @@ int flusher_flight_dump(void)
  * set-up holds (glibc's malloc is safe across fork, a sanitizer's allocator is not), and the
  * child's own flusher thread would then never start: a process that forks again at once (a
  * shell) waits for its flusher first, at most 1 s. Then no write runs during the fork. */
-void flusher_fork_prepare(void)
+int flusher_fork_prepare(int (*stop)(void))
 {
-    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started); i++)
+    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started) && !stop(); i++)
         futex_wait_ms(&F.started, 0, 10);
-    output_lock();
+    return output_lock_unless(stop);
 }
 
 void flusher_fork_parent(void)

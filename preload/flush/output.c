@@ -38,6 +38,11 @@ void output_lock(void)
     spin_lock(&O.lock);
 }
 
+int output_lock_unless(int (*stop)(void))
+{
+    return spin_lock_unless(&O.lock, stop);
+}
+
 void output_unlock(void)
 {
     spin_unlock(&O.lock);
