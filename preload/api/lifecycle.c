@@ -1,10 +1,12 @@
 /* lifecycle.c: the tracer's start and end. See lifecycle.h for the invariants.
  * tr_init runs as the tracer (gt_internal: what it opens is the tracer's, fds.h). Fork: the
- * prepare handler takes the tracer's locks (flush, registry, procs, buffer pool, in that
- * order) so no structure is mid-update in the child; the lock-free intern tables cannot be
- * locked out, so the child repairs them (intern.h); the child forgets the parent's threads,
- * keeps its own in-memory tables, and traces to its own file from file generation 1, while the
- * internal generation number goes on increasing. */
+ * prepare handler takes the output lock, so no generation is mid-write in the child; the
+ * structures other threads update under locks of their own (registry, Ps, buffer pool, arena)
+ * the child starts anew, their locks free; the lock-free intern tables cannot be locked out, so
+ * the child repairs them (intern.h); the child forgets the parent's threads, keeps its own
+ * in-memory tables, and traces to its own file from file generation 1, while the internal
+ * generation number goes on increasing. All of that waits for the child's first record
+ * (settle_child). */
 #include "lifecycle.h"
 
 #include "arena.h"
@@ -81,12 +83,15 @@ static void park_if_dying(void)
     if (fatal_dying() && tr_in_own_process()) fatal_park();
 }
 
-/* The forking thread holds the locks from here to the parent or child handler; meanwhile it
- * is inside the tracer, so fork handlers of other libraries that run then emit nothing, and a
- * fatal signal sent to it acts after the parent handler (fatal.h: its last write needs these
- * locks, and glibc's malloc ones, which the fork takes after them); one that comes while it
- * waits for the output lock (a generation being written) acts at once. A fork from inside the
- * tracer (a signal handler) takes no lock and gives an untraced child. */
+/* The forking thread holds the output lock from here to the parent or child handler: no
+ * generation is being written when the child is made (the flusher's state is consistent in it).
+ * The structures other threads update under locks of their own (registry, Ps, buffer pool,
+ * arena) are not held still: the child starts all of them anew (settle_child), locks free.
+ * Meanwhile the thread is inside the tracer, so fork handlers of other libraries that run then
+ * emit nothing, and a fatal signal sent to it acts after the parent handler (fatal.h: its last
+ * write needs that lock, and glibc's malloc ones, which the fork takes after it); one that comes
+ * while it waits for the output lock (a generation being written) acts at once. A fork from
+ * inside the tracer (a signal handler) takes no lock and gives an untraced child. */
 static void fork_prepare(void)
 {
     park_if_dying();
@@ -103,18 +108,12 @@ static void fork_prepare(void)
         gt_internal++;
         fatal_fork_begin();
     }
-    thread_fork_prepare();
-    buf_fork_prepare();
-    arena_fork_prepare();
 }
 
 static void fork_parent(void)
 {
     gt_internal--;
     if (!fork_traced) return;
-    arena_fork_parent();
-    buf_fork_parent();
-    thread_fork_parent();
     flusher_fork_parent();
     selfcost_end(SC_FORK, fork_began, 1);
     fatal_fork_end(); /* a fatal signal sent meanwhile acts now */
@@ -221,8 +220,6 @@ static void fork_child(void)
         return;
     }
     arena_fork_child();
-    buf_fork_parent();
-    thread_fork_parent();
     flusher_fork_child();
     if (!atomic_load(&unsettled)) forker = gt_self; /* (a child's child keeps the first) */
     gt_self = NULL;

@@ -249,18 +249,6 @@ void thread_reap(uint64_t gen)
     spin_unlock(&reg_lock);
 }
 
-void thread_fork_prepare(void)
-{
-    spin_lock(&reg_lock);
-    spin_lock(&proc_lock);
-}
-
-void thread_fork_parent(void)
-{
-    spin_unlock(&proc_lock);
-    spin_unlock(&reg_lock);
-}
-
 int thread_records_made(void)
 {
     return atomic_load_explicit(&records_made, memory_order_relaxed);
@@ -272,6 +260,8 @@ int thread_records_made(void)
  * too. */
 void thread_fork_child(void)
 {
+    spin_unlock(&reg_lock); /* a parent thread may have held them */
+    spin_unlock(&proc_lock);
     atomic_store_explicit(&records_made, 0, memory_order_relaxed);
     reg_head = reg_tail = NULL;
     limbo[0] = limbo[1] = reusable = NULL;

@@ -278,20 +278,13 @@ void arena_forget_child(pid_t pid)
     }
 }
 
-void arena_fork_prepare(void)
-{
-    spin_lock(&A.lock);
-}
-
-void arena_fork_parent(void)
-{
-    spin_unlock(&A.lock);
-}
-
+/* A parent thread may have held the lock, allocating: its block is then the child's, pages and
+ * all, or not, and its pages are not copied; either is consistent (the allocator's caller was a
+ * parent thread). The parent's file must be neither written nor removed here. */
 void arena_fork_child(void)
 {
     spin_unlock(&A.lock);
-    A.path[0] = 0; /* the parent's file, which the child must neither remove nor write */
+    A.path[0] = 0;
 }
 
 void arena_detach(void)

@@ -47,12 +47,10 @@ void arena_unlink(void);
  * forked child killed before any hook ran in it: a debugger's or strace's probe). A file with
  * events stays for `gotrace recover`. Sets errno. */
 void arena_forget_child(pid_t pid);
-/* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
- * and the parent releases it; the child releases it and forgets its parent's file name; a traced
- * child gets its own file at its first record (arena_fork_settle: see above); a child that runs
- * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */
-void arena_fork_prepare(void);
-void arena_fork_parent(void);
+/* Fork: the child frees the arena's lock (a parent thread may have held it) and forgets its
+ * parent's file name; a traced child gets its own file at its first record (arena_fork_settle:
+ * see above); a child that runs untraced detaches without touching the parent's file
+ * (arena_head() is NULL from then on). */
 void arena_fork_child(void);
 void arena_fork_settle(void);
 void arena_detach(void);
