@@ -44,15 +44,15 @@ enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 #define ABORT_WAIT_MS 5000 /* the last write before abort() */
 static atomic_int init_state;
 static struct gt_config cfg GT_BIG;
-static unsigned image;
-static pid_t tracer_pid;
-static int fork_traced;     /* the fork in progress gives a traced child (prepare's decision) */
-static int forked;          /* this process is a forked child (or its exec'd image) */
-static uint64_t fork_began; /* the fork in progress began (selfcost.h; 0 when not timed) */
+static unsigned image GT_FORK_WORDS;
+static pid_t tracer_pid GT_FORK_WORDS;
+static int fork_traced GT_FORK_WORDS;     /* the fork in progress gives a traced child */
+static int forked GT_FORK_WORDS;          /* this process is a forked child (or its exec'd image) */
+static uint64_t fork_began GT_FORK_WORDS; /* the fork in progress began (selfcost.h; 0: untimed) */
 /* 1: a forked child that has recorded nothing yet (its tracer's state is its parent's, as the
  * fork left it: settle_child), 2: being settled, 0: neither. */
-static atomic_int unsettled;
-static struct gt_thread *forker; /* that child's forking thread's record (its parent's) */
+static atomic_int unsettled GT_FORK_WORDS;
+static struct gt_thread *forker GT_FORK_WORDS; /* that child's forking thread's (its parent's) */
 
 static void warn_config(const char *msg)
 {

@@ -9,6 +9,7 @@
 #include "hang.h"
 #include "log.h"
 #include "output.h"
+#include "pages.h"
 #include "plainlock.h"
 #include "real.h"
 #include "stack.h"
@@ -45,7 +46,7 @@ static struct {
     sigset_t lone_mask;             /* that thread's signal mask when tracing began */
     uint64_t lazy_due, lazy_next;   /* lazy_poll: when the first switch is due; next look */
     int eager;                      /* a flusher thread from the start (flight, hang checks) */
-} F;
+} F GT_FORK_WORDS;
 
 static __thread int on_flusher; /* this is the flusher thread */
 
@@ -418,8 +419,7 @@ void flusher_fork_child(void)
     output_close(); /* the parent's; its lock stays with the parent's descriptor */
     output_unlock();
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
-    atomic_store(&F.lazy, 0);
-    state_set_lazy_poll(NULL);
+    if (atomic_exchange(&F.lazy, 0)) state_set_lazy_poll(NULL);
 }
 
 int flusher_fork_settle(const char *path)

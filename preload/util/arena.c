@@ -26,7 +26,7 @@ static struct {
     uint8_t *base;    /* the reserved range; NULL without a live file */
     uint64_t used[2]; /* bump offsets of the tables and buffers regions */
     char path[128];
-} A = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
+} A GT_FORK_WORDS = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
 
 /* The pages of the tables region backed, a bit each, set once backed: what a forked child
  * copies of them (arena_fork_settle), without reading its parent's file for it. */
