@@ -6,7 +6,10 @@
  * A record's stack memo (7 KiB, 85 % of the record it was part of) is private memory, which the
  * reader of a killed process's file never reads: page-aligned slots of anonymous slabs, touched
  * only where used (not at all until a thread captures a stack twice: stack.h; one page for a
- * thread with a few stacks), given once to a record and kept with it across reuse, never freed. */
+ * thread with a few stacks), given once to a record and kept with it across reuse, never freed;
+ * kept from forked children (MADV_DONTFORK), which start with records and memos of their own:
+ * a fork neither copies their page tables nor makes the parent's next write to each a
+ * copy-on-write fault. */
 #include "thread.h"
 
 #include "arena.h"
@@ -56,6 +59,7 @@ static struct stack_memo *memo_alloc(void)
         void *m = mmap(NULL, MEMO_BYTES * SLAB_MEMOS, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) return NULL;
+        madvise(m, MEMO_BYTES * SLAB_MEMOS, MADV_DONTFORK); /* (an optimization only) */
         fresh_memo = m;
         fresh_memo_left = SLAB_MEMOS;
     }
@@ -255,9 +259,8 @@ int thread_records_made(void)
 }
 
 /* The parent's records, free or not, are the parent's (its threads may have changed them in
- * the shared file after the fork): the child starts from new slabs. Their memos stay (the
- * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
- * too. */
+ * the shared file after the fork): the child starts from new slabs, and new memos (the parent's
+ * are not mapped here). */
 void thread_fork_child(void)
 {
     spin_unlock(&reg_lock); /* a parent thread may have held them */
@@ -268,6 +271,7 @@ void thread_fork_child(void)
     for (int i = 0; i < HINTS; i++) /* they name the parent's records */
         atomic_store_explicit(&hints[i], NULL, memory_order_relaxed);
     fresh_left = 0;
+    fresh_memo_left = 0;
     proc_free = NULL;
     fresh_p_left = 0;
     publish_head();
