@@ -335,10 +335,11 @@ static int may_act(void)
     return state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
 }
 
-/* Whether it may write generations now: a forked child that recorded nothing has none. */
+/* Whether it may write generations now: a forked child that recorded nothing has none (known
+ * first: its exit makes no system call here). */
 static int may_flush(void)
 {
-    return may_act() && !atomic_load(&unsettled);
+    return !atomic_load(&unsettled) && may_act();
 }
 
 void tr_flush_now(void)
