@@ -2,8 +2,8 @@
  * "The tracer's time, reported by itself"): its start-up, the stack walks of captures the memo
  * did not know and the unwind rules they read anew, backing the live file's pages, the stack
  * tables' writes (symbolization), the final write, the process's forks (from the prepare handler
- * to the parent's, the kernel's fork included) and, in a forked child, its set-up in the child
- * handler. With GOTRACE_DEBUG=1 one line at exit
+ * to the parent's, the kernel's fork included) and, in a forked child, its set-up at its first
+ * record (lifecycle.c settle_child). With GOTRACE_DEBUG=1 one line at exit
  * says how long each took and how often; perf or a whole process's time cannot resolve these
  * parts (tens of µs each) on shared CPUs.
  * Invariants: off until selfcost_enable(1): selfcost_begin then reads no clock and nothing is
@@ -22,7 +22,7 @@ enum selfcost_part {
     SC_SYMBOLS, /* a generation's stack table: symbolizing its frames */
     SC_FINAL,   /* the last write, at exit */
     SC_FORK,    /* a fork, prepare handler to parent handler (counted in forks) */
-    SC_CHILD,   /* a forked child's set-up in the child handler */
+    SC_CHILD,   /* a forked child's set-up, at its first record */
     SC_PARTS
 };
 
