@@ -46,9 +46,12 @@ static atomic_int init_state;
 static struct gt_config cfg GT_BIG;
 static unsigned image GT_FORK_WORDS;
 static pid_t tracer_pid GT_FORK_WORDS;
-static int fork_traced GT_FORK_WORDS;     /* the fork in progress gives a traced child */
-static int forked GT_FORK_WORDS;          /* this process is a forked child (or its exec'd image) */
-static uint64_t fork_began GT_FORK_WORDS; /* the fork in progress began (selfcost.h; 0: untimed) */
+static int forked GT_FORK_WORDS; /* this process is a forked child (or its exec'd image) */
+/* This thread's fork in progress gives a traced child (prepare's decision: two threads may fork
+ * at once), and began then (selfcost.h; 0: untimed). In the thread's own TLS, which the fork
+ * writes anyway (gt_internal). */
+static __thread int fork_traced;
+static __thread uint64_t fork_began;
 /* 1: a forked child that has recorded nothing yet (its tracer's state is its parent's, as the
  * fork left it: settle_child), 2: being settled, 0: neither. */
 static atomic_int unsettled GT_FORK_WORDS;
