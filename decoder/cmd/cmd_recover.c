@@ -579,8 +579,10 @@ static int recover(const char *path, const char *live, int keep)
     /* Before its first generation the file holds its start (preload/flush/output.h), whose
      * event the recovered generation 1 replaces. */
     if (!r.l.h->out_gens && oldlen > GO_TRACE_HEADER_LEN) oldlen = GO_TRACE_HEADER_LEN;
-    /* e.g. a forked child killed before any hook ran */
-    if (!oldlen && gt_live_traced_nothing(r.l.h->mless[0], r.l.h->mless[1], r.l.h->registry)) {
+    /* Killed before it wrote or recorded anything (a process killed in a constructor): its file
+     * is its start (a valid trace with no thread), or none. */
+    if (!r.l.h->out_gens &&
+        gt_live_traced_nothing(r.l.h->mless[0], r.l.h->mless[1], r.l.h->registry)) {
         if (!keep) unlink(live);
         printf("%s: process %lld traced nothing before it died: nothing to recover\n", path,
                (long long)r.l.h->pid);

@@ -47,6 +47,36 @@ static struct sigaction *view_of(int sig)
     return &S.view[slot_of(sig)];
 }
 
+/* This thread is in fork(), from the tracer's prepare handler to its parent handler, holding
+ * the tracer's locks and glibc's (malloc's): a fatal signal sent meanwhile is handled once the
+ * fork is over (fatal_fork_end); a child the fork gave ends at once (fatal_fork_orphaned). */
+static __thread int forking;
+static __thread int deferred; /* that signal */
+
+void fatal_fork_begin(void)
+{
+    forking = 1;
+}
+
+void fatal_fork_end(void)
+{
+    forking = 0;
+    int sig = deferred;
+    deferred = 0;
+    if (sig) REAL(syscall)(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+int fatal_fork_deferred(void)
+{
+    return deferred;
+}
+
+int fatal_fork_orphaned(void)
+{
+    forking = 0;
+    return deferred || fatal_dying();
+}
+
 int fatal_dying(void)
 {
     return atomic_load_explicit(&S.dying, memory_order_acquire) != 0;
@@ -58,22 +88,32 @@ void fatal_park(void)
         REAL(syscall)(SYS_futex, &S.dying, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Faults that the kernel raised return to the faulting instruction, which raises them again;
- * a signal that was sent is sent again, to this thread (blocked until the handler returns). */
+/* A fault the kernel raised (it returns to the faulting instruction, which raises it again). */
+static int is_fault(int sig, const siginfo_t *si)
+{
+    return si && si->si_code > 0 &&
+           (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
+}
+
+/* A fault is raised again by returning; a signal that was sent is sent again, to this thread
+ * (blocked until the handler returns). */
 static void default_action(int sig, const siginfo_t *si)
 {
     struct sigaction dfl = *view_of(sig);
     dfl.sa_handler = SIG_DFL;
     REAL(sigaction)(sig, &dfl, NULL);
-    int fault = si && si->si_code > 0 &&
-                (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
-    if (!fault) REAL(syscall)(SYS_tgkill, getpid(), gettid(), sig);
+    if (!is_fault(sig, si)) REAL(syscall)(SYS_tgkill, getpid(), gettid(), sig);
 }
 
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     int saved = errno;
+    if (forking && !is_fault(sig, si)) { /* its last write needs what the fork holds */
+        deferred = sig;
+        errno = saved;
+        return;
+    }
     if (getpid() == S.pid) {
         if (atomic_exchange(&S.dying, 1) == 0) {
             gt_internal++; /* this thread works for the tracer from here */

@@ -37,6 +37,16 @@ struct kernel_sigaction {
 void fatal_init(int flight_signal, int alone);
 /* In a forked child (the handlers are inherited): the child is the process to write for. */
 void fatal_fork_child(void);
+/* Around the tracer's part of a fork (its prepare to its parent handler), in which the forking
+ * thread holds the tracer's locks and glibc holds malloc's: a fatal signal sent to this thread
+ * meanwhile is handled once the fork is over (fatal_fork_end raises it again), not there, where
+ * its last write would wait for those locks until its bound (5 s); faults are handled at once.
+ * fatal_fork_orphaned, in the child right after the fork: 1 when the parent is dying of a fatal
+ * signal sent before the child existed (untraced, the child would not exist: it must end). */
+void fatal_fork_begin(void);
+void fatal_fork_end(void);
+int fatal_fork_deferred(void); /* a fatal signal came since fatal_fork_begin */
+int fatal_fork_orphaned(void);
 /* sigaction(sig, act, old) by the program: 1 if handled here (result in *r), 0 to forward. */
 int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old, int *r);
 /* Whether sig is one the tracer takes (a fatal signal, the flight trigger), once started. */

@@ -1,10 +1,12 @@
 /* lifecycle.c: the tracer's start and end. See lifecycle.h for the invariants.
  * tr_init runs as the tracer (gt_internal: what it opens is the tracer's, fds.h). Fork: the
- * prepare handler takes the tracer's locks (flush, registry, procs, buffer pool, in that
- * order) so no structure is mid-update in the child; the lock-free intern tables cannot be
- * locked out, so the child repairs them (intern.h); the child forgets the parent's threads,
- * keeps its own in-memory tables, and traces to its own file from file generation 1, while the
- * internal generation number goes on increasing. */
+ * prepare handler takes the output lock, so no generation is mid-write in the child; the
+ * structures other threads update under locks of their own (registry, Ps, buffer pool, arena)
+ * the child starts anew, their locks free; the lock-free intern tables cannot be locked out, so
+ * the child repairs them (intern.h); the child forgets the parent's threads, keeps its own
+ * in-memory tables, and traces to its own file from file generation 1, while the internal
+ * generation number goes on increasing. All of that waits for the child's first record
+ * (settle_child). */
 #include "lifecycle.h"
 
 #include "arena.h"
@@ -31,6 +33,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +44,18 @@ enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 #define ABORT_WAIT_MS 5000 /* the last write before abort() */
 static atomic_int init_state;
 static struct gt_config cfg GT_BIG;
-static unsigned image;
-static pid_t tracer_pid;
-static int fork_traced; /* the fork in progress gives a traced child (prepare's decision) */
-static int forked;      /* this process is a forked child (or its exec'd image) */
+static unsigned image GT_FORK_WORDS;
+static pid_t tracer_pid GT_FORK_WORDS;
+static int forked GT_FORK_WORDS; /* this process is a forked child (or its exec'd image) */
+/* This thread's fork in progress gives a traced child (prepare's decision: two threads may fork
+ * at once), and began then (selfcost.h; 0: untimed). In the thread's own TLS, which the fork
+ * writes anyway (gt_internal). */
+static __thread int fork_traced;
+static __thread uint64_t fork_began;
+/* 1: a forked child that has recorded nothing yet (its tracer's state is its parent's, as the
+ * fork left it: settle_child), 2: being settled, 0: neither. */
+static atomic_int unsettled GT_FORK_WORDS;
+static struct gt_thread *forker GT_FORK_WORDS; /* that child's forking thread's (its parent's) */
 
 static void warn_config(const char *msg)
 {
@@ -67,29 +78,55 @@ void tr_child_reaped(pid_t pid)
     errno = saved;
 }
 
-/* The forking thread holds the locks from here to the parent or child handler; meanwhile it
- * is inside the tracer, so fork handlers of other libraries that run then emit nothing. A
- * fork from inside the tracer (a signal handler) takes no lock and gives an untraced child. */
+/* A process that is dying of a fatal signal (its handler writes the last generation) forks no
+ * more: untraced, the signal would have ended it already. The thread waits for the end here
+ * (fatal_park), holding none of the tracer's locks. */
+static void park_if_dying(void)
+{
+    if (fatal_dying() && tr_in_own_process()) fatal_park();
+}
+
+/* The forking thread holds the output lock from here to the parent or child handler: no
+ * generation is being written when the child is made (the flusher's state is consistent in it).
+ * The structures other threads update under locks of their own (registry, Ps, buffer pool,
+ * arena) are not held still: the child starts all of them anew (settle_child), locks free.
+ * Meanwhile the thread is inside the tracer, so fork handlers of other libraries that run then
+ * emit nothing, and a fatal signal sent to it acts after the parent handler (fatal.h: its last
+ * write needs that lock, and glibc's malloc ones, which the fork takes after it); one that comes
+ * while it waits for the output lock (a generation being written) acts at once. A fork from
+ * inside the tracer (a signal handler) takes no lock and gives an untraced child. */
 static void fork_prepare(void)
 {
+    park_if_dying();
     struct gt_thread *t = gt_self;
     fork_traced = state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
     gt_internal++;
     if (!fork_traced) return;
-    flusher_fork_prepare();
-    thread_fork_prepare();
-    buf_fork_prepare();
-    arena_fork_prepare();
+    fork_began = selfcost_begin();
+    fatal_fork_begin();
+    while (flusher_fork_prepare(fatal_fork_deferred) != 0) { /* a fatal signal came meanwhile */
+        gt_internal--;
+        fatal_fork_end(); /* it acts now (the process ends), as if it came before the fork */
+        park_if_dying();
+        gt_internal++;
+        fatal_fork_begin();
+    }
 }
 
 static void fork_parent(void)
 {
     gt_internal--;
     if (!fork_traced) return;
-    arena_fork_parent();
-    buf_fork_parent();
-    thread_fork_parent();
     flusher_fork_parent();
+    selfcost_end(SC_FORK, fork_began, 1);
+    fatal_fork_end(); /* a fatal signal sent meanwhile acts now */
+}
+
+void tr_forked(pid_t pid)
+{
+    if (!fatal_dying() || !tr_in_own_process()) return;
+    kill(pid, SIGKILL);
+    fatal_park();
 }
 
 /* A forked child's file (and its exec'd images'): PATH.<pid> when GOTRACE_OUT has no %p, so
@@ -107,42 +144,91 @@ static int child_path(char *path, size_t size)
     return forked_path(path, size);
 }
 
-static void fork_child(void)
+/* A child that runs untraced (forked from inside the tracer, or with tracing off): it neither
+ * writes nor removes anything of its parent's (its live file, its records) and writes nothing. */
+static void untraced_child(void)
 {
-    if (fork_traced) /* first: the parent's live file must not be written from here on */
-        arena_fork_child();
-    else
-        arena_detach();
-    tracer_pid = getpid();
+    arena_detach();
     fatal_fork_child();
-    plainlock_fork_child();
-    image = 0;
-    forked = 1;
-    struct gt_thread *t = gt_self;
-    if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
     gt_self = NULL;
-    state_fork_child(); /* nothing of the parent's current generation is written */
+    state_fork_child();
+    cpuprof_fork_child();
+    selfcost_fork_child();
+    flusher_fork_child();
+    flusher_fork_settle(NULL);
+    gt_internal = 1; /* for good: this process runs untraced */
+}
+
+/* The child's first record: its own tables, file, threads and flusher, as the fork left its
+ * parent's. 0, or -1 when the child runs untraced from now on. */
+static int settle_child(void)
+{
+    uint64_t began = selfcost_begin();
+    arena_fork_settle(); /* first: the parent's live file must not be written from here on */
+    fatal_fork_child();
+    struct gt_thread *t = forker;
+    if (t) atomic_store(&t->exited, 1); /* the parent's record of this thread; it is adopted anew */
+    state_fork_child();                 /* nothing of the parent's current generation is written */
     cpuprof_fork_child();
     selfcost_fork_child();                /* the child reports its own time, not its parent's */
     static char path[GT_PATH_MAX] GT_BIG; /* the child runs this alone, maybe on a small stack */
-    if (fork_traced) {
-        int records = thread_records_made();
-        buf_fork_child();
-        thread_fork_child();
-        waitq_fork_child(t, records);
-        intern_fork_child();
-    }
-    if (!fork_traced || child_path(path, sizeof path) != 0) {
-        flusher_fork_child(NULL);
-        gt_internal = 1; /* for good: this process runs untraced */
-        return;
+    int records = thread_records_made();
+    buf_fork_child();
+    thread_fork_child();
+    waitq_fork_child(t, records);
+    intern_fork_child();
+    if (child_path(path, sizeof path) != 0) {
+        flusher_fork_settle(NULL);
+        return -1;
     }
     fence_init(); /* single-threaded here: the mode may change */
-    if (flusher_fork_child(path) != 0) {
+    if (flusher_fork_settle(path) != 0) {
         state_stop();
         arena_complete();
     }
+    selfcost_end(SC_CHILD, began, 1);
+    return 0;
+}
+
+/* Settles a forked child on its first record (settle_child), once; a thread that comes
+ * meanwhile (one started without the hooks) waits. */
+static void settle_if_forked(void)
+{
+    int expect = 1;
+    if (atomic_load(&unsettled) != 1 || !atomic_compare_exchange_strong(&unsettled, &expect, 2)) {
+        while (atomic_load(&unsettled) == 2)
+            sched_yield();
+        return;
+    }
+    gt_internal++; /* hooks of a handler that interrupts it emit nothing */
+    int traced = settle_child() == 0;
+    gt_internal = traced ? gt_internal - 1 : 1; /* 1 for good: this process runs untraced */
+    atomic_store(&unsettled, 0);
+}
+
+/* The child releases what the parent's fork held and takes its own process id; hooks take the
+ * forking thread for a new one. The rest, which reads or writes the tracer's state, waits for
+ * the child's first record (settle_child): a child that exits or execs without one costs its
+ * tracer nothing more, and until then the tracer neither writes nor removes anything of its
+ * parent's. */
+static void fork_child(void)
+{
+    if (fatal_fork_orphaned()) kill(getpid(), SIGKILL); /* it ends here */
+    tracer_pid = getpid();
+    plainlock_fork_child();
+    image = 0;
+    forked = 1;
+    if (!fork_traced) {
+        untraced_child();
+        return;
+    }
+    arena_fork_child();
+    flusher_fork_child();
+    if (!atomic_load(&unsettled)) forker = gt_self; /* (a child's child keeps the first) */
+    gt_self = NULL;
+    atomic_store(&unsettled, 1);
     gt_internal--;
+    if (cfg.flight) settle_if_forked(); /* it frees the parent's generations: never in a handler */
 }
 
 /* Which image of this process we are: 0, or n when exec'd n times under the tracer
@@ -245,12 +331,19 @@ static void as_tracer(void (*op)(void))
     gt_internal = was;
 }
 
-/* Whether this thread may write generations now: tracing, in the tracer's own process, and
- * not inside the tracer (a signal handler interrupting it). */
-static int may_flush(void)
+/* Whether this thread may act for the tracer now: tracing, in the tracer's own process, and not
+ * inside the tracer (a signal handler interrupting it). */
+static int may_act(void)
 {
     struct gt_thread *t = gt_self;
     return state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+}
+
+/* Whether it may write generations now: a forked child that recorded nothing has none (known
+ * first: its exit makes no system call here). */
+static int may_flush(void)
+{
+    return !atomic_load(&unsettled) && may_act();
 }
 
 void tr_flush_now(void)
@@ -276,7 +369,9 @@ void tr_flush_dying(void)
 
 void tr_threads_begin(void)
 {
-    if (flusher_lazy() && tr_in_own_process()) flusher_need_thread();
+    if (!tr_in_own_process()) return;
+    if (atomic_load(&unsettled) && may_act()) settle_if_forked(); /* (its flusher is lazy) */
+    if (flusher_lazy()) flusher_need_thread();
 }
 
 void tr_before_unload(void)
@@ -292,8 +387,8 @@ void tr_after_unload(void)
 
 int tr_before_exec(char *marker, size_t size)
 {
-    if (!may_flush()) return 0;
-    as_tracer(flusher_flush_now);
+    if (!may_act()) return 0;
+    if (may_flush()) as_tracer(flusher_flush_now);
     snprintf(marker, size, "%s=%ld.%u%s", GT_EXEC_ENV, (long)getpid(), image + 1,
              forked ? "f" : "");
     return 1;
@@ -320,7 +415,7 @@ void tr_shutdown(void)
     uint64_t t0 = selfcost_begin();
     as_tracer(flusher_final);
     selfcost_end(SC_FINAL, t0, 1);
-    char line[512]; /* the text and ten counts of up to 20 digits each: never cut */
+    char line[640]; /* the text and 13 counts of up to 20 digits each: never cut */
     if (t0 && selfcost_format(line, sizeof line) > 0) gt_debug("%s", line);
 }
 
@@ -334,6 +429,10 @@ GOTRACE_API_FN struct gt_thread *tr_current_slow(void)
     }
     if (gt_self) return NULL;              /* inside the tracer, or after the thread's exit */
     if (!tr_in_own_process()) return NULL; /* a vfork child: the parent's state */
+    if (atomic_load_explicit(&unsettled, memory_order_acquire)) {
+        settle_if_forked();
+        if (gt_internal || !state_tracing_acquire()) return NULL;
+    }
     /* A thread the tracer did not see start: the flusher thread is needed. Not the main thread
      * (adopted here when a constructor calls first, or anew in a forked child, where the
      * thread that forked is the main one): a program with one thread still has one. */

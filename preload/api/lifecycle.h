@@ -55,6 +55,11 @@ int tr_flight_dump(void);
 /* The calling process reaped child pid, which a signal ended: the live file it left goes if it
  * traced nothing (util/arena.h arena_forget_child). errno is kept. */
 void tr_child_reaped(pid_t pid);
+/* fork() made child pid. When the process is dying of a fatal signal meanwhile (another thread
+ * handles it: fatal.h), the child is killed (SIGKILL) and the caller waits for the end: untraced,
+ * the signal would have ended the process before the fork, and a child forked after it was sent
+ * to the process group would have outlived it. */
+void tr_forked(pid_t pid);
 /* 0 in a child made without fork handlers (vfork, _Fork, clone): it must not touch the
  * tracer's state, which is its parent's. */
 int tr_in_own_process(void);

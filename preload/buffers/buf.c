@@ -94,19 +94,10 @@ void buf_put(struct gt_buf *b)
     spin_unlock(&pool_lock);
 }
 
-void buf_fork_prepare(void)
-{
-    spin_lock(&pool_lock);
-}
-void buf_fork_parent(void)
-{
-    spin_unlock(&pool_lock);
-}
-
 void buf_fork_child(void)
 {
-    spin_unlock(&pool_lock);
-    free_list = NULL; /* the parent's buffers: its file's (arena_fork_child gives a new one) */
+    spin_unlock(&pool_lock); /* a parent thread may have held it */
+    free_list = NULL; /* the parent's buffers: its file's (arena_fork_settle gives a new one) */
     fresh = NULL;
     fresh_left = 0;
 }

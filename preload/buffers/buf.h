@@ -45,10 +45,8 @@ void buf_put(struct gt_buf *b);
 int buf_extend(struct gt_buf *b);
 /* Records the buffer and stream layout in the live file's head (common/gt_live.h). */
 void buf_publish_layout(void);
-/* Fork: prepare takes the pool lock, parent and child release it; the child forgets the
- * buffers of the parent's threads (they stay allocated, unused). */
-void buf_fork_prepare(void);
-void buf_fork_parent(void);
+/* In a forked child, single-threaded: the pool is empty and its lock free (a parent thread may
+ * have held it at the fork); the buffers of the parent's threads stay allocated, unused. */
 void buf_fork_child(void);
 
 /* Appends b, whose len is set, to s's full list (owner only). */

@@ -6,7 +6,10 @@
  * A record's stack memo (7 KiB, 85 % of the record it was part of) is private memory, which the
  * reader of a killed process's file never reads: page-aligned slots of anonymous slabs, touched
  * only where used (not at all until a thread captures a stack twice: stack.h; one page for a
- * thread with a few stacks), given once to a record and kept with it across reuse, never freed. */
+ * thread with a few stacks), given once to a record and kept with it across reuse, never freed;
+ * kept from forked children (MADV_DONTFORK), which start with records and memos of their own:
+ * a fork neither copies their page tables nor makes the parent's next write to each a
+ * copy-on-write fault. */
 #include "thread.h"
 
 #include "arena.h"
@@ -247,39 +250,28 @@ void thread_reap(uint64_t gen)
     spin_unlock(&reg_lock);
 }
 
-void thread_fork_prepare(void)
-{
-    spin_lock(&reg_lock);
-    spin_lock(&proc_lock);
-}
-
-void thread_fork_parent(void)
-{
-    spin_unlock(&proc_lock);
-    spin_unlock(&reg_lock);
-}
-
 int thread_records_made(void)
 {
     return atomic_load_explicit(&records_made, memory_order_relaxed);
 }
 
 /* The parent's records, free or not, are the parent's (its threads may have changed them in
- * the shared file after the fork): the child starts from new slabs. Their memos stay (the
- * child's copies, unused); the memo slab's slots not handed out yet are untouched in the child
- * too. */
+ * the shared file after the fork): the child starts from new slabs, and new memos (the parent's
+ * are not mapped here). */
 void thread_fork_child(void)
 {
+    spin_unlock(&reg_lock); /* a parent thread may have held them */
+    spin_unlock(&proc_lock);
     atomic_store_explicit(&records_made, 0, memory_order_relaxed);
     reg_head = reg_tail = NULL;
     limbo[0] = limbo[1] = reusable = NULL;
     for (int i = 0; i < HINTS; i++) /* they name the parent's records */
         atomic_store_explicit(&hints[i], NULL, memory_order_relaxed);
     fresh_left = 0;
+    fresh_memo_left = 0;
     proc_free = NULL;
     fresh_p_left = 0;
     publish_head();
-    thread_fork_parent();
 }
 
 struct gt_p *proc_get(void)

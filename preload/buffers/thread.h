@@ -166,13 +166,13 @@ void thread_hint(struct gt_thread *t, pthread_t th);
 /* Flusher only: unlinks threads that exited in a generation <= gen, unless their creator is
  * still creating them, and frees them. */
 void thread_reap(uint64_t gen);
-/* Fork: prepare takes the registry and proc locks, parent and child release them; the child
- * forgets every registered thread (they do not exist there; their memory stays, unused). */
-void thread_fork_prepare(void);
-void thread_fork_parent(void);
+/* In a forked child, single-threaded: it forgets every registered thread (they do not exist
+ * there; their memory stays, unused), and the registry and proc locks are free (a parent thread
+ * may have held them at the fork). */
 void thread_fork_child(void);
 /* Records thread_alloc gave since start (or this process's fork): 1 in a process that never had
- * a second traced thread. Takes no lock (a forked child reads it holding the registry's). */
+ * a second traced thread. Takes no lock (a record being made at a fork is not counted yet in the
+ * child, and that thread has not run). */
 int thread_records_made(void);
 
 struct gt_p *proc_get(void); /* a P from the free list or a new one (state Idle) */

@@ -46,7 +46,7 @@ static struct {
     sigset_t lone_mask;             /* that thread's signal mask when tracing began */
     uint64_t lazy_due, lazy_next;   /* lazy_poll: when the first switch is due; next look */
     int eager;                      /* a flusher thread from the start (flight, hang checks) */
-} F;
+} F GT_FORK_WORDS;
 
 static __thread int on_flusher; /* this is the flusher thread */
 
@@ -414,11 +414,11 @@ int flusher_flight_dump(void)
  * set-up holds (glibc's malloc is safe across fork, a sanitizer's allocator is not), and the
  * child's own flusher thread would then never start: a process that forks again at once (a
  * shell) waits for its flusher first, at most 1 s. Then no write runs during the fork. */
-void flusher_fork_prepare(void)
+int flusher_fork_prepare(int (*stop)(void))
 {
-    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started); i++)
+    for (int i = 0; i < 100 && atomic_load(&F.running) && !atomic_load(&F.started) && !stop(); i++)
         futex_wait_ms(&F.started, 0, 10);
-    output_lock();
+    return output_lock_unless(stop);
 }
 
 void flusher_fork_parent(void)
@@ -426,13 +426,16 @@ void flusher_fork_parent(void)
     output_unlock();
 }
 
-int flusher_fork_child(const char *path)
+void flusher_fork_child(void)
 {
     output_close(); /* the parent's; its lock stays with the parent's descriptor */
     output_unlock();
     atomic_store(&F.running, 0); /* the parent's flusher thread does not exist here */
-    atomic_store(&F.lazy, 0);
-    state_set_lazy_poll(NULL);
+    if (atomic_exchange(&F.lazy, 0)) state_set_lazy_poll(NULL);
+}
+
+int flusher_fork_settle(const char *path)
+{
     if (!path) {
         atomic_store(&F.stopped, 1);
         state_stop();

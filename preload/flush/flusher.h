@@ -41,11 +41,14 @@ void flusher_flight_request(void);
 int flusher_flight_dump(void);
 /* A library was unloaded: the next generation written symbolizes with fresh module maps. */
 void flusher_code_unloaded(void);
-/* Fork: prepare takes the output lock (waiting for a switch in progress), parent and child
- * release it. In the child, with a path: a fresh flusher thread writes PATH (opened when the
- * first generation is written, so a child that only execs leaves no file), from file
- * generation 1; 0, or -1 after a message. Without: nothing more is written (untraced). */
-void flusher_fork_prepare(void);
+/* Fork: prepare takes the output lock (waiting for a switch in progress, unless stop() says so
+ * meanwhile: then -1, nothing taken), parent and child release it; the child closes the parent's
+ * output and has no flusher thread. Then, at the child's first record (flusher_fork_settle), with a
+ * path: a fresh flusher thread writes PATH (opened when the first generation is written, so a child
+ * that only execs leaves no file), from file generation 1; 0, or -1 after a message. Without:
+ * nothing more is written (untraced). */
+int flusher_fork_prepare(int (*stop)(void));
 void flusher_fork_parent(void);
-int flusher_fork_child(const char *path);
+void flusher_fork_child(void);
+int flusher_fork_settle(const char *path);
 #endif

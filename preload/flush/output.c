@@ -28,14 +28,19 @@ static struct {
     int fd;
     dev_t dev; /* the output file the tracer opened (fd may be replaced behind its back) */
     ino_t ino;
-    char path[GT_PATH_MAX];
     uint64_t generations; /* written so far */
     off_t good_size;      /* bytes of those generations */
-} O = {.fd = -1};
+} O GT_FORK_WORDS = {.fd = -1};
+static char out_path[GT_PATH_MAX]; /* (not among O's words: a fork writes those) */
 
 void output_lock(void)
 {
     spin_lock(&O.lock);
+}
+
+int output_lock_unless(int (*stop)(void))
+{
+    return spin_lock_unless(&O.lock, stop);
 }
 
 void output_unlock(void)
@@ -45,7 +50,7 @@ void output_unlock(void)
 
 const char *output_path(void)
 {
-    return O.path;
+    return out_path;
 }
 
 uint64_t output_generations(void)
@@ -79,7 +84,7 @@ static int cut(int fd, off_t size)
 static int open_path(void)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
-        int fd = open(O.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0) return -1;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
             struct stat st;
@@ -93,10 +98,10 @@ static int open_path(void)
         }
         REAL(close)(fd);
         static char taken[GT_PATH_MAX] GT_BIG; /* one opener at a time: set-up, or the flusher */
-        snprintf(taken, sizeof taken, "%s", O.path);
+        snprintf(taken, sizeof taken, "%s", out_path);
         gt_log("%s is being written by another traced process; this one (pid %ld) writes %s.%ld",
                taken, (long)getpid(), taken, (long)getpid());
-        snprintf(O.path, sizeof O.path, "%.*s.%ld", GT_PATH_MAX - 24, taken, (long)getpid());
+        snprintf(out_path, sizeof out_path, "%.*s.%ld", GT_PATH_MAX - 24, taken, (long)getpid());
     }
     errno = EBUSY;
     return -1;
@@ -114,17 +119,17 @@ static void publish(void)
 /* The state of a fresh output at path (nothing written yet). */
 static void reset(const char *path)
 {
-    snprintf(O.path, sizeof O.path, "%s", path);
+    snprintf(out_path, sizeof out_path, "%s", path);
     O.generations = 0;
     O.good_size = 0;
     O.dev = 0;
     O.ino = 0;
-    state_set_output_name(O.path);
+    state_set_output_name(out_path);
     struct gt_live_head *h = arena_head();
     if (!h) return;
     h->out_dev = h->out_ino = 0;
     publish();
-    snprintf(h->out_path, sizeof h->out_path, "%s", O.path);
+    snprintf(h->out_path, sizeof h->out_path, "%s", out_path);
 }
 
 static int write_all(const uint8_t *p, size_t n);
@@ -178,7 +183,7 @@ static int begin_file(int lazily)
     struct gt_live_head *h = arena_head();
     if (h) { /* the path may have changed (a file taken by another process); absolute, so that
               * recover finds it from anywhere */
-        absolute(O.path, h->out_path, sizeof h->out_path);
+        absolute(out_path, h->out_path, sizeof h->out_path);
         h->out_dev = (uint64_t)O.dev;
         h->out_ino = (uint64_t)O.ino;
     }
@@ -191,7 +196,7 @@ int output_open(const char *path)
     reset(path);
     O.fd = open_path();
     if (O.fd < 0 || begin_file(0) != 0) {
-        gt_log("cannot create trace file %s: %s; running untraced", O.path, strerror(errno));
+        gt_log("cannot create trace file %s: %s; running untraced", out_path, strerror(errno));
         return -1;
     }
     return 0;
@@ -238,7 +243,7 @@ int output_write(const uint8_t *p, size_t n)
         state_fail(NULL);
         gt_log("the program closed or replaced the descriptor of %s behind the tracer's back "
                "(a raw system call); tracing stops, the file keeps %llu complete generation(s)",
-               O.path, (unsigned long long)O.generations);
+               out_path, (unsigned long long)O.generations);
         return -1;
     }
     if (O.fd < 0 || write_all(p, n) < 0) {
@@ -247,7 +252,7 @@ int output_write(const uint8_t *p, size_t n)
         }
         state_fail(NULL);
         gt_log("cannot write %s: %s; tracing stops, the file keeps %llu complete generation(s)",
-               O.path, strerror(e), (unsigned long long)O.generations);
+               out_path, strerror(e), (unsigned long long)O.generations);
         return -1;
     }
     O.good_size += (off_t)n;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 void output_lock(void);
+int output_lock_unless(int (*stop)(void)); /* spinlock.h spin_lock_unless */
 void output_unlock(void);
 /* Opens path now (-1, after a message, if it cannot be created), or, lazily, at the first
  * write (a forked child: one that only execs leaves no file). */

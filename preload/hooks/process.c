@@ -2,8 +2,9 @@
  * dup2 and dup3 leave the tracer's kept descriptors alone (fds.h; close is hooked in
  * hooks/syscalls.c), and pipe2 called for the tracer (libunwind's validation pipe) puts the
  * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first
- * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on).
- * mlockall locks the program's memory, not the tracer's (util/memlock.h).
+ * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on); a child
+ * that fork returns while the process is dying of a fatal signal is killed (lifecycle.h
+ * tr_forked). mlockall locks the program's memory, not the tracer's (util/memlock.h).
  * Invariants: to the program a kept descriptor does not exist (dup2/dup3 from it fail with
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
@@ -60,6 +61,13 @@ EXPORT int pipe2(int fds[2], int flags)
         fds[1] = fds_keep(fds[1], NULL);
     }
     return r;
+}
+
+EXPORT pid_t fork(void)
+{
+    pid_t pid = REAL(fork)();
+    if (pid > 0) tr_forked(pid); /* touches no errno */
+    return pid;
 }
 
 EXPORT void abort(void)

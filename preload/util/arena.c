@@ -27,7 +27,12 @@ static struct {
     uint8_t *span;    /* the same range once mapped, for good (arena_ranges) */
     uint64_t used[2]; /* bump offsets of the tables and buffers regions */
     char path[128];
-} A = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
+} A GT_FORK_WORDS = {.used = {GT_LIVE_HEAD_BYTES, GT_LIVE_TABLES}};
+
+/* The pages of the tables region backed, a bit each, set once backed: what a forked child
+ * copies of them (arena_fork_settle), without reading its parent's file for it. */
+#define TABLE_PAGES (GT_LIVE_TABLES / GT_PAGE)
+static _Atomic uint64_t tables_backed[TABLE_PAGES / 64] GT_BIG;
 
 #define RESERVE_SIZE (1ull << 30) /* arena_map's range: address space only, until carved */
 
@@ -123,11 +128,21 @@ static int create_file(void)
     return -1;
 }
 
+/* [p, p + size) of the range is backed: its pages of the tables region are marked. */
+static void mark_backed(const uint8_t *p, size_t size)
+{
+    uint64_t first = (uint64_t)(p - A.base) / GT_PAGE;
+    uint64_t end = ((uint64_t)(p - A.base) + size + GT_PAGE - 1) / GT_PAGE;
+    for (uint64_t pg = first; pg < end && pg < TABLE_PAGES; pg++)
+        atomic_fetch_or_explicit(&tables_backed[pg / 64], 1ull << (pg % 64), memory_order_relaxed);
+}
+
 static int back(uint8_t *p, size_t size)
 {
     uint64_t t0 = selfcost_begin();
     int r = madvise(p, size, MADV_POPULATE_WRITE);
     selfcost_end(SC_BACK, t0, size / GT_PAGE);
+    if (r == 0 && A.base) mark_backed(p, size);
     return r;
 }
 
@@ -176,13 +191,15 @@ int arena_init(void)
     }
     uint8_t *m = map_file(fd, NULL);
     REAL(close)(fd); /* the mapping keeps the file */
-    if (!m || back(m, (sizeof(struct gt_live_head) + GT_PAGE - 1) & ~(GT_PAGE - 1)) != 0) {
+    size_t head = (sizeof(struct gt_live_head) + GT_PAGE - 1) & ~(GT_PAGE - 1);
+    if (!m || back(m, head) != 0) {
         gt_debug("cannot map the live file %s: a killed run cannot be recovered", A.path);
         if (m) munmap(m, GT_LIVE_SIZE);
         unlink(A.path);
         return -1;
     }
     A.base = A.span = m;
+    mark_backed(m, head);
     head_init(arena_head(), began);
     gt_debug("live file %s", A.path);
     return 0;
@@ -306,14 +323,13 @@ void arena_forget_child(pid_t pid)
     }
 }
 
-void arena_fork_prepare(void)
-{
-    spin_lock(&A.lock);
-}
-
-void arena_fork_parent(void)
+/* A parent thread may have held the lock, allocating: its block is then the child's, pages and
+ * all, or not, and its pages are not copied; either is consistent (the allocator's caller was a
+ * parent thread). The parent's file must be neither written nor removed here. */
+void arena_fork_child(void)
 {
     spin_unlock(&A.lock);
+    A.path[0] = 0;
 }
 
 void arena_detach(void)
@@ -333,38 +349,52 @@ static int copy_range(int fd, uint64_t from, uint64_t to)
     return 0;
 }
 
-/* The tables (their first keep bytes) into the child's file fd: only the pages the parent's
- * file holds (SEEK_DATA/SEEK_HOLE on it: most of a table's reserved range is never backed),
- * or, when it cannot be read so, all of them. */
-static int copy_tables(const char *parent, int fd, uint64_t keep)
+static int page_backed(uint64_t pg)
 {
-    int in = REAL(open)(parent, O_RDONLY | O_CLOEXEC);
-    if (in < 0) return copy_range(fd, 0, keep);
-    int rc = 0;
-    for (off_t pos = 0; rc == 0 && (uint64_t)pos < keep;) {
-        off_t data = lseek(in, pos, SEEK_DATA), hole;
-        if (data < 0 || (uint64_t)data >= keep) break; /* ENXIO: no data after pos */
-        hole = lseek(in, data, SEEK_HOLE);
-        if (hole < 0 || (uint64_t)hole > keep) hole = (off_t)keep;
-        rc = copy_range(fd, (uint64_t)data, (uint64_t)hole);
-        pos = hole;
-    }
-    REAL(close)(in);
-    return rc;
+    return (atomic_load_explicit(&tables_backed[pg / 64], memory_order_relaxed) >> (pg % 64)) & 1;
 }
 
-void arena_fork_child(void)
+/* The next run [*lo, *hi) of backed pages of the tables, from page *lo on and below page end;
+ * 0 when there is none. The rest of a table's reserved range was never backed: it is neither
+ * copied nor read (a read would back it in the parent's file). */
+static int next_backed(uint64_t *lo, uint64_t *hi, uint64_t end)
 {
-    spin_unlock(&A.lock);
+    uint64_t pg = *lo;
+    while (pg < end && !page_backed(pg))
+        pg = atomic_load_explicit(&tables_backed[pg / 64], memory_order_relaxed)
+                 ? pg + 1
+                 : (pg / 64 + 1) * 64; /* a word with no page backed */
+    if (pg >= end) return 0;
+    *lo = pg;
+    for (*hi = pg + 1; *hi < end && page_backed(*hi);)
+        ++*hi;
+    return 1;
+}
+
+/* The tables' backed pages below keep into fd, at their offsets. */
+static int copy_tables(int fd, uint64_t keep)
+{
+    for (uint64_t lo = 0, hi; next_backed(&lo, &hi, keep / GT_PAGE); lo = hi)
+        if (copy_range(fd, lo * GT_PAGE, hi * GT_PAGE) != 0) return -1;
+    return 0;
+}
+
+/* Copies the tables' backed pages below keep from `from` to `to`, both laid out as the range. */
+static void move_tables(uint8_t *to, const uint8_t *from, uint64_t keep)
+{
+    for (uint64_t lo = 0, hi; next_backed(&lo, &hi, keep / GT_PAGE); lo = hi)
+        memcpy(to + lo * GT_PAGE, from + lo * GT_PAGE, (hi - lo) * GT_PAGE);
+}
+
+void arena_fork_settle(void)
+{
     if (!A.base) return;
-    char parent[sizeof A.path];
-    memcpy(parent, A.path, sizeof parent);
     uint64_t began = boot_ns();
     int fd = create_file();
     uint64_t keep = A.used[ARENA_TABLES];
-    if (fd >= 0 && copy_tables(parent, fd, keep) == 0 && map_file(fd, A.base)) {
+    A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
+    if (fd >= 0 && copy_tables(fd, keep) == 0 && map_file(fd, A.base)) {
         REAL(close)(fd);
-        A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
         head_init(arena_head(), began);
         return;
     }
@@ -375,12 +405,12 @@ void arena_fork_child(void)
         REAL(close)(fd);
         unlink(A.path);
     }
+    A.path[0] = 0;
     uint8_t *copy = anon(keep);
-    if (copy) memcpy(copy, A.base, keep);
+    if (copy) move_tables(copy, A.base, keep);
     void *m = mmap(A.base, GT_LIVE_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-    if (m != MAP_FAILED && copy) memcpy(A.base, copy, keep);
+    if (m != MAP_FAILED && copy) move_tables(A.base, copy, keep);
     if (copy) munmap(copy, keep);
     A.base = NULL; /* every later block is anonymous; the range stays the child's */
-    A.used[ARENA_BUFFERS] = GT_LIVE_TABLES;
 }

@@ -15,9 +15,11 @@
  * (RLIMIT_AS: the file's 1 GiB range would come out of the program's), or the file is full) blocks
  * are arena_map's, and once the file was set up its head says some state is elsewhere (lost);
  * arena_head() is NULL exactly when there is no live file. Either range, once reserved, stays
- * the tracer's for the life of the image (a detached child's too). In a forked child
- * (single-threaded) arena_fork_child gives the child a file of its own holding a copy of the
- * tables as they were when the child's allocations stopped; buffers start anew. */
+ * the tracer's for the life of the image (a detached child's too). A forked child maps its
+ * parent's file until it records anything (arena_fork_settle, single-threaded): it neither
+ * writes nor removes it; then it gets a file of its own holding a copy of the tables' backed
+ * pages (kept in a bitmap: the parent's file is not read for it) below where the child's
+ * allocations stopped; buffers start anew. */
 #ifndef GOTRACE_ARENA_H
 #define GOTRACE_ARENA_H
 #include "gt_live.h"
@@ -62,11 +64,11 @@ void arena_unlink(void);
  * forked child killed before any hook ran in it: a debugger's or strace's probe). A file with
  * events stays for `gotrace recover`. Sets errno. */
 void arena_forget_child(pid_t pid);
-/* Fork: prepare takes the arena's lock (after the locks of the structures that allocate from it)
- * and the parent releases it; a traced child gets its own file (see above); a child that runs
- * untraced detaches without touching the parent's file (arena_head() is NULL from then on). */
-void arena_fork_prepare(void);
-void arena_fork_parent(void);
+/* Fork: the child frees the arena's lock (a parent thread may have held it) and forgets its
+ * parent's file name; a traced child gets its own file at its first record (arena_fork_settle:
+ * see above); a child that runs untraced detaches without touching the parent's file
+ * (arena_head() is NULL from then on). */
 void arena_fork_child(void);
+void arena_fork_settle(void);
 void arena_detach(void);
 #endif

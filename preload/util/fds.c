@@ -9,6 +9,7 @@
  * the program acts on its own descriptor. */
 #include "fds.h"
 
+#include "pages.h"
 #include "real.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@ static struct {
     dev_t dev; /* what it refers to (fstat), when known */
     ino_t ino;
     int known;
-} kept[GT_FDS_MAX];
+} kept[GT_FDS_MAX] GT_FORK_WORDS; /* a forked child forgets its parent's output's */
 
 /* Kept once read (a limit the program lowers later makes F_DUPFD fail: fds_high keeps fd). */
 static int fds_base(void)

@@ -11,9 +11,10 @@
  * mode itself). */
 #include "plainlock.h"
 
-#include "log.h"
-#include "real.h"
 #include "fence.h"
+#include "log.h"
+#include "pages.h"
+#include "real.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -21,12 +22,12 @@
 #include <unistd.h>
 
 __thread int plainlock_tid __attribute__((tls_model("initial-exec")));
-int plainlock_lone_tid;
-unsigned plainlock_lone_busy;
+int plainlock_lone_tid GT_FORK_WORDS;
+unsigned plainlock_lone_busy GT_FORK_WORDS;
 
-static int decided;    /* 0 until plainlock_init ran, then 1 (on) or -1 (off) */
-static int lone_over;  /* the lone mode has ended, or never started */
-static int lone_first; /* the lone thread's TID, once it started */
+static int decided;                 /* 0 until plainlock_init ran, then 1 (on) or -1 (off) */
+static int lone_over GT_FORK_WORDS; /* the lone mode has ended, or never started */
+static int lone_first;              /* the lone thread's TID, once it started */
 
 static int fields_are(const pthread_mutex_t *m, int lock, int owner, unsigned nusers)
 {

@@ -114,6 +114,7 @@
     X(execvpe, int, (const char *, char *const[], char *const[]), 0)                               \
     X(fexecve, int, (int, char *const[], char *const[]), 0)                                        \
     X(_exit, void, (int), 0)                                                                       \
+    X(fork, pid_t, (void), 0)                                                                      \
     X(_Exit, void, (int), 0)                                                                       \
     X(close_range, int, (unsigned, unsigned, int), 0)                                              \
     X(closefrom, void, (int), 0)                                                                   \

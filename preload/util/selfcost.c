@@ -51,8 +51,10 @@ int selfcost_format(char *buf, size_t cap)
     int k = snprintf(buf, cap,
                      "the tracer's own time here: start-up %llu us; %llu stack walks %llu us, "
                      "%llu new unwind rules %llu us of it; %llu live-file pages backed %llu us; "
-                     "%llu stack tables %llu us; final write %llu us",
+                     "%llu stack tables %llu us; final write %llu us; %llu forks %llu us; "
+                     "set-up as a forked child %llu us",
                      us(SC_START), count(SC_WALK), us(SC_WALK), count(SC_RULE), us(SC_RULE),
-                     count(SC_BACK), us(SC_BACK), count(SC_SYMBOLS), us(SC_SYMBOLS), us(SC_FINAL));
+                     count(SC_BACK), us(SC_BACK), count(SC_SYMBOLS), us(SC_SYMBOLS), us(SC_FINAL),
+                     count(SC_FORK), us(SC_FORK), us(SC_CHILD));
     return k < 0 ? 0 : (size_t)k >= cap ? (int)cap - 1 : k;
 }

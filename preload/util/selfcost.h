@@ -1,7 +1,9 @@
 /* selfcost.h: the tracer's own time in the process it runs in, timed inside it (docs/cost.md,
  * "The tracer's time, reported by itself"): its start-up, the stack walks of captures the memo
  * did not know and the unwind rules they read anew, backing the live file's pages, the stack
- * tables' writes (symbolization) and the final write. With GOTRACE_DEBUG=1 one line at exit
+ * tables' writes (symbolization), the final write, the process's forks (from the prepare handler
+ * to the parent's, the kernel's fork included) and, in a forked child, its set-up at its first
+ * record (lifecycle.c settle_child). With GOTRACE_DEBUG=1 one line at exit
  * says how long each took and how often; perf or a whole process's time cannot resolve these
  * parts (tens of µs each) on shared CPUs.
  * Invariants: off until selfcost_enable(1): selfcost_begin then reads no clock and nothing is
@@ -19,6 +21,8 @@ enum selfcost_part {
     SC_BACK,    /* backing live-file pages (counted in pages) */
     SC_SYMBOLS, /* a generation's stack table: symbolizing its frames */
     SC_FINAL,   /* the last write, at exit */
+    SC_FORK,    /* a fork, prepare handler to parent handler (counted in forks) */
+    SC_CHILD,   /* a forked child's set-up, at its first record */
     SC_PARTS
 };
 

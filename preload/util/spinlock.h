@@ -13,6 +13,8 @@ typedef struct {
 } gt_spinlock;
 
 void spin_lock(gt_spinlock *l);
+/* spin_lock, unless stop() says so while it waits: 0 when taken, -1 (not taken) when stopped. */
+int spin_lock_unless(gt_spinlock *l, int (*stop)(void));
 static inline void spin_unlock(gt_spinlock *l)
 {
     atomic_store_explicit(&l->v, 0, memory_order_release);

@@ -44,9 +44,10 @@ validate "$RUN_TRACE"
 line=$(grep "own time here" "$RUN_ERR" || true)
 echo "$line"
 [ -n "$line" ] || fail "no cost line with GOTRACE_DEBUG=1"
-read -r start walks t_walk rules t_rules pages t_back tables t_sym t_final extra \
-    <<<"$(echo "$line" | grep -oE '[0-9]+' | tr '\n' ' ')"
-[ -n "$t_final" ] && [ -z "$extra" ] || fail "the cost line has not 10 numbers: $line"
+read -r start walks t_walk rules t_rules pages t_back tables t_sym t_final forks t_forks t_child \
+    extra <<<"$(echo "$line" | grep -oE '[0-9]+' | tr '\n' ' ')"
+[ -n "$t_child" ] && [ -z "$extra" ] || fail "the cost line has not 13 numbers: $line"
+assert_eq "$forks $t_forks $t_child" "0 0 0" "forks, their time and a forked child's set-up"
 assert_ge "$start" 1 "start-up time"
 assert_ge "$t_final" 1 "final write time"
 assert_ge "$tables" 2 "stack tables written (the last generation and the end's)"

@@ -139,14 +139,17 @@ for k in 1 2 3 4 5 6 7 8; do
     sed -n 's/.*(\([0-9]*\) dropped.*/kill '"$k"': \1 bytes dropped/p' "$CASE_DIR/any$k.out"
 done
 
-# A forked child killed before any hook ran (a subshell that kills itself): its live file holds
-# no thread and no event, and its trace file was never made (a child opens it for its first
-# generation). (a) Reaped by its traced parent (bash's waitpid): the tracer removes that file
-# (before 2026-11-28 it stayed on /dev/shm for good). (b) Orphaned, its parent gone first (it
-# waits for that with `[ -d /proc/PID ]`, a stat no hook sees; its stdin is the parent's, not
-# /dev/null opened by a hook), reaped by init: recover of the child's path says there is
-# nothing to recover, removes the live file and makes no file (it said "does not validate" and
-# left the file on /dev/shm for good).
+# A process killed before any hook ran. A forked child (a subshell that kills itself) maps its
+# parent's live file until its first record, and makes its own then: killed before that, it
+# leaves none, (a) reaped by its traced parent (bash's waitpid) or (b) orphaned, its parent gone
+# first (it waits for that with `[ -d /proc/PID ]`, a stat no hook sees; its stdin is the
+# parent's, not /dev/null opened by a hook), reaped by init (until 2026-12 each left a live file
+# holding no thread and no event: reaped, the tracer removed it; orphaned, it stayed on /dev/shm
+# until a recover said there was nothing to recover). (c) A new process killed by its own
+# constructor (progs/die_early.c) has a live file from its start: run by a traced parent, which
+# reaps it, the tracer removes it; run alone, recover of its path says there is nothing to
+# recover, removes the live file and leaves the trace as it was: its start, a valid trace with
+# no thread (recover tried to rebuild it and failed: "no frequency event found").
 if [ -z "$GT_SANITIZER" ]; then
     trace_run sub -- bash -c '(kill -9 $BASHPID); echo "sub $?"'
     assert_eq "$(cat "$RUN_OUT")" "sub 137" "the subshell killed itself"
@@ -155,17 +158,30 @@ if [ -z "$GT_SANITIZER" ]; then
     [ -z "$left" ] || fail "sub: the reaped subshell's live file is left: $left"
 
     trace_run orphan -- bash -c 'p=$$; (while [ -d /proc/$p ]; do :; done; kill -9 $BASHPID) 0<&0 &
-        echo started'
-    assert_eq "$(cat "$RUN_OUT")" started "the orphan's parent"
-    read -r orphan child < <(live_files_of "$RUN_TRACE.")
-    [ -n "$orphan" ] || fail "orphan: no live file of the orphaned subshell"
-    pid=${orphan##*/gotrace.}
-    pid=${pid%.live}
+        echo "$!"'
+    pid=$(cat "$RUN_OUT")
+    assert_ge "$pid" 2 "the orphan's pid"
     for _ in $(seq 1 500); do [ -d "/proc/$pid" ] || break; sleep 0.01; done
     [ ! -d "/proc/$pid" ] || fail "orphan: the subshell $pid did not end"
-    "$GT_BUILD/gotrace" recover "$child" >"$CASE_DIR/sub.recover" 2>&1 ||
-        fail "orphan: recover failed: $(head -c 300 "$CASE_DIR/sub.recover")"
-    grep -q "traced nothing" "$CASE_DIR/sub.recover" || fail "orphan: $(cat "$CASE_DIR/sub.recover")"
-    [ ! -e "$orphan" ] || fail "orphan: the live file is still there after recover"
-    [ ! -e "$child" ] || fail "orphan: recover made a file for a process that traced nothing"
+    left=$(live_files_of "$RUN_TRACE.")
+    [ -z "$left" ] || fail "orphan: the orphaned subshell left a live file: $left"
+
+    early=$(build_prog die_early)
+    trace_run reaped -- bash -c '"$0"; echo "early $?"' "$early"
+    assert_eq "$(cat "$RUN_OUT")" "early 137" "the program killed itself"
+    left=$(live_files_of "$CASE_DIR/reaped.")
+    [ -z "$left" ] || fail "reaped: the killed program's live file is left: $left"
+
+    rm -f "$CASE_DIR/early.trace"
+    rc=0
+    GOTRACE_OUT="$CASE_DIR/early.trace" LD_PRELOAD="$GT_PRELOAD" "$early" || rc=$?
+    assert_eq "$rc" 137 "die_early's status"
+    read -r live child < <(live_files_of "$CASE_DIR/early.trace")
+    [ -n "$live" ] || fail "early: no live file of the killed program"
+    "$GT_BUILD/gotrace" recover "$child" >"$CASE_DIR/early.recover" 2>&1 ||
+        fail "early: recover failed: $(head -c 300 "$CASE_DIR/early.recover")"
+    grep -q "traced nothing" "$CASE_DIR/early.recover" || fail "early: $(cat "$CASE_DIR/early.recover")"
+    [ ! -e "$live" ] || fail "early: the live file is still there after recover"
+    validate "$child"
+    assert_eq "$(generations "$child")" 1 "generations in the file of a process that traced nothing"
 fi
