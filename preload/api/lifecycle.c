@@ -25,6 +25,7 @@
 #include "plainlock.h"
 #include "real.h"
 #include "selfcost.h"
+#include "sigown.h"
 #include "stack.h"
 #include "strtab.h"
 #include "symcache.h"
@@ -299,8 +300,9 @@ void tr_init(void)
     thread_publish_layout();
     modules_record();
     tr_reasons_init();
-    symcache_dir(cfg.symcache);            /* read at the first symbolization, on the flusher */
-    hang_init(cfg.hang_ms, tr_tracer_log); /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
+    symcache_dir(cfg.symcache); /* read at the first symbolization, on the flusher */
+    /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
+    hang_init(cfg.hang_ms, tr_tracer_log, sigown_program_catches);
     if (flusher_start(&cfg, path, __libc_single_threaded) != 0) goto fail;
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0, __libc_single_threaded);
     cpuprof_init(cfg.cpu_hz);

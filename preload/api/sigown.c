@@ -46,6 +46,24 @@ sighandler_t sigown_seen(int sig, sighandler_t handler)
     return view_of(sig, handler, &view) ? view.sa_handler : handler;
 }
 
+/* Whether sig is raised by the running code of the thread it stops (a fault, abort). */
+static int raised_by_code(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+           sig == SIGSYS || sig == SIGABRT;
+}
+
+int sigown_program_catches(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction cur;
+        if (raised_by_code(sig) || REAL(sigaction)(sig, NULL, &cur) != 0) continue;
+        sighandler_t h = sigown_seen(sig, cur.sa_handler);
+        if (h != SIG_DFL && h != SIG_IGN) return 1;
+    }
+    return 0;
+}
+
 void sigown_seen_kernel(int sig, void *old)
 {
     struct kernel_sigaction *k = old;

@@ -29,6 +29,12 @@ sighandler_t sigown_seen(int sig, sighandler_t handler);
 /* The same for the previous action old (the kernel's struct, fatal.h) that a raw rt_sigaction
  * system call of the program read for sig. */
 void sigown_seen_kernel(int sig, void *old);
+/* Whether the program has a handler of its own (not the tracer's) for a signal that may come
+ * while none of its threads runs: any but those its running code raises itself (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT). Another process, a timer or a child's end may send
+ * it, and its handler may wake a waiting thread (sem_post is async-signal-safe): the hang check's
+ * "no progress" (flush/hang.h). A system call per signal. */
+int sigown_program_catches(void);
 /* The calling thread's handlers run on the alternate stack ss from now on (sigaltstack
  * succeeded): no capture there. Inline, so that it runs in the hook's own code: a sanitizer's
  * runtime calls sigaltstack before it is set up, and TSan leaves the hooks uninstrumented

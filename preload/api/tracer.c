@@ -39,6 +39,13 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_LOCK] = "sync: omp lock",
 };
 static uint64_t reason_ids[GT_R_COUNT];
+/* What a wait on an object is to the hang check (hang.h HANG_*). */
+static const uint8_t hang_kinds[GT_R_COUNT] = {
+    [GT_R_JOIN] = HANG_JOIN,          [GT_R_MUTEX] = HANG_MUTEX,
+    [GT_R_RWLOCK_READ] = HANG_RWLOCK, [GT_R_RWLOCK_WRITE] = HANG_RWLOCK,
+    [GT_R_CONDVAR] = HANG_OWNERLESS,  [GT_R_SEMAPHORE] = HANG_OWNERLESS,
+    [GT_R_BARRIER] = HANG_OWNERLESS,
+};
 
 void tr_reasons_init(void)
 {
@@ -383,11 +390,12 @@ GOTRACE_API_FN uint64_t tr_stack(void)
 
 /* GoBlock(reason, the caller's stack); with key, the wait on object key (its own reason string
  * for a lock, condvar, semaphore or barrier: syncobj.h) held by thread holder (a TID, 0
- * unknown), recorded for the decoder and the hang check. */
-static inline __attribute__((always_inline)) int
-block(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder)
+ * unknown), recorded for the decoder and the hang check (how: the reason, | GT_R_UNTIMED). */
+static inline __attribute__((always_inline)) int block(struct gt_thread *self, enum gt_reason how,
+                                                       void *key, int64_t holder)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
+    enum gt_reason reason = how & ~GT_R_UNTIMED;
     struct call c = acquire(self);
     uint64_t stk = stack_capture(self->stk.memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
@@ -395,8 +403,10 @@ block(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder)
     if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
     int watched = key && hang_on(); /* the hang check's view of the wait (hang.h) */
     if (watched) {
+        unsigned kind = hang_kinds[reason] | (how & GT_R_UNTIMED ? HANG_UNTIMED : 0);
         atomic_store_explicit(&self->wait_holder, holder, memory_order_relaxed);
         atomic_store_explicit(&self->wait_since, gt_now(), memory_order_relaxed);
+        atomic_store_explicit(&self->wait_kind, kind, memory_order_relaxed);
         atomic_store_explicit(&self->wait_obj, rid, memory_order_release);
     }
     uint64_t seq0;
@@ -587,9 +597,8 @@ GOTRACE_API_FN void tr_region_end(struct gt_thread *self, uint64_t task, uint64_
 
 /* The tracer's own goroutine, on the calling thread (the flusher), for one log: it is created,
  * starts, logs, and ends at once (docs/go-trace-format.md 6.2: a thread first seen). */
-void tr_tracer_log(const char *text)
+void tr_tracer_log(const char *key, const char *text)
 {
-    static const char key[] = "gotrace.deadlock";
     if (gt_self || !state_tracing()) return;
     struct gt_p *p = proc_get();
     struct gt_thread *t = p ? thread_alloc() : NULL;

@@ -43,7 +43,12 @@ enum gt_reason {
     GT_R_OMP_BARRIER, /* OpenMP (GCC's libgomp, hooks/omp.c) */
     GT_R_OMP_CRITICAL,
     GT_R_OMP_LOCK,
-    GT_R_COUNT
+    GT_R_COUNT,
+    /* Or'ed into the reason of a wait on an object (tr_block_on, waitq_barrier): the call has no
+     * timeout (pthread_mutex_lock, pthread_rwlock_rdlock/wrlock, pthread_cond_wait, sem_wait,
+     * pthread_join, pthread_barrier_wait), so only another thread ends it: the only waits the
+     * hang check may judge stuck (flush/hang.h). */
+    GT_R_UNTIMED = 0x100
 };
 void tr_reasons_init(void);
 
@@ -94,7 +99,8 @@ static inline int tr_tid(struct gt_thread *t)
 int tr_block(struct gt_thread *self, enum gt_reason reason);
 /* tr_block for a wait on object key (a lock, condvar, semaphore, barrier, or a joined
  * thread's pthread_t) that thread holder (a TID, 0 unknown) held at block time: the wait gets
- * the object's own reason ("sync: mutex ledger_lock", syncobj.h) and a holder record. */
+ * the object's own reason ("sync: mutex ledger_lock", syncobj.h) and a holder record; reason
+ * may carry GT_R_UNTIMED. */
 int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key, int64_t holder);
 void tr_unblock(struct gt_thread *self);
 /* self, Running, released key at ts (gt_now) with threads queued on it: a release record
@@ -103,9 +109,9 @@ void tr_released_at(struct gt_thread *self, void *key, uint64_t stk, uint64_t ts
 void tr_released(struct gt_thread *self, void *key, uint64_t stk);
 /* pthread_*_init(obj) called from pc: names obj after it (syncobj.h). */
 void tr_note_init(const void *obj, uintptr_t pc);
-/* On a thread of the tracer (the flusher), outside any record: text as a UserLog
- * "gotrace.deadlock" of a goroutine of the tracer's own that lives for that event only. */
-void tr_tracer_log(const char *text);
+/* On a thread of the tracer (the flusher), outside any record: text as a UserLog with key
+ * (e.g. "gotrace.deadlock") of a goroutine of the tracer's own that lives for that event only. */
+void tr_tracer_log(const char *key, const char *text);
 /* The TID of traced thread th (a join's holder); minus its goroutine id when it has not
  * started yet; 0 if not traced. */
 int64_t tr_thread_tid(pthread_t th);

@@ -431,7 +431,8 @@ static int ended(struct waitq_bucket *b, void *key, int64_t tid)
            (!tid || atomic_load_explicit(&b->ended_tid, memory_order_relaxed) == tid);
 }
 
-GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder)
+GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder,
+                                    int untimed)
 {
     void *key = (void *)(uintptr_t)th;
     struct waitq_bucket *b = waitq_bucket_of(key);
@@ -439,8 +440,8 @@ GOTRACE_API_FN int waitq_join_block(struct gt_thread *self, pthread_t th, int64_
     /* holder < 0: not started when looked up, but it may have run and ended since (its creator
      * cleared any earlier end of the same handle first: waitq_thread_created); 0: its record
      * has ended (or it is untraced). */
-    int traced =
-        !ended(b, key, holder > 0 ? holder : 0) && tr_block_on(self, GT_R_JOIN, key, holder);
+    enum gt_reason reason = untimed ? GT_R_JOIN | GT_R_UNTIMED : GT_R_JOIN;
+    int traced = !ended(b, key, holder > 0 ? holder : 0) && tr_block_on(self, reason, key, holder);
     if (traced) {
         number(b, &self->wait);
         add_locked(b, key, &self->wait);

@@ -127,10 +127,10 @@ void waitq_released(void *key, struct gt_thread *self, uint64_t stk, uint64_t ts
  * joiners (the waiters on its pthread_t) woken in between and t out of any queue (cancelled,
  * or exiting inside a wait); nothing if its exit is not traced. */
 void waitq_thread_exit(struct gt_thread *t, int returned);
-/* A join of thread th (holder: tr_thread_tid) that waits (its try failed): GoBlock and queued on
- * th, unless th's exit has woken its joiners already; whether it blocked (then waitq_remove and
- * tr_unblock after the real join). */
-int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder);
+/* A join of thread th (holder: tr_thread_tid) that waits (its try failed), untimed or not
+ * (pthread_join, or with a timeout): GoBlock and queued on th, unless th's exit has woken its
+ * joiners already; whether it blocked (then waitq_remove and tr_unblock after the real join). */
+int waitq_join_block(struct gt_thread *self, pthread_t th, int64_t holder, int untimed);
 /* pthread_create returned handle th for child (NULL: untraced), before tr_create_done: an
  * earlier thread's end under th is forgotten. */
 void waitq_thread_created(pthread_t th, struct gt_thread *child);

@@ -129,11 +129,15 @@ struct gt_thread {
     struct gt_prof *_Atomic prof; /* CPU sampling state (cpuprof.c), NULL when not sampled */
     /* The current sync wait, for the hang check (api/tracer.c tr_block_on writes it before the
      * thread is Waiting and clears it when it runs again; flush/hang.c reads it): its reason
-     * string (0: none), the holder's TID (0: unknown), since when (gt_now). */
+     * string (0: none), the holder's TID (0: unknown; minus the goroutine id of a joined thread
+     * not started yet), since when (gt_now), what it is (hang.h HANG_*: the object's kind, and
+     * whether the call has no timeout). */
     _Atomic uint64_t wait_obj;
     _Atomic int64_t wait_holder;
     _Atomic uint64_t wait_since;
-    uint64_t hang_seen; /* flusher only: wait_since of the wait last reported */
+    _Atomic uint32_t wait_kind;
+    uint64_t hang_seen; /* flusher only: wait_since of the wait last reported; UINT64_MAX once
+                           the check noted the thread's exit */
 } __attribute__((aligned(64)));
 
 /* What an ended thread's record keeps until it is reaped (GOTRACE_FLUSH_MB counts it): the

@@ -88,7 +88,8 @@ GOTRACE_API_FN static int mutex_lock_wait(pthread_mutex_t *m)
 {
     struct gt_thread *self = tr_current();
     if (!self || !mutex_waits(m, self)) return REAL(pthread_mutex_lock)(m);
-    return WAIT_ON(self, m, GT_R_MUTEX, MUTEX_HOLDER(m), REAL(pthread_mutex_lock)(m));
+    return WAIT_ON(self, m, GT_R_MUTEX | GT_R_UNTIMED, MUTEX_HOLDER(m),
+                   REAL(pthread_mutex_lock)(m));
 }
 
 /* The try of the lock hooks: the hooks' own for a default mutex (plainlock.h), else glibc's. */
@@ -200,13 +201,13 @@ static int writer_of(const pthread_rwlock_t *l, struct gt_thread *self)
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ, RWLOCK_WRITER(l),
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ | GT_R_UNTIMED, RWLOCK_WRITER(l),
                   REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_rdlock)(l));
 }
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE, RWLOCK_WRITER(l),
+    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE | GT_R_UNTIMED, RWLOCK_WRITER(l),
                   REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_wrlock)(l));
 }
 
@@ -255,31 +256,31 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
 /* ---- condition variables (the GLIBC_2.3.2 versions, real.h) ---- */
 
 /* Body of a condvar wait hook: the wait first releases the mutex (waking its sole waiter, as
- * an unlock would), then blocks on the condvar. */
-#define COND_WAIT(c, m, call)                                                                      \
+ * an unlock would), then blocks on the condvar (reason: GT_R_CONDVAR, | GT_R_UNTIMED). */
+#define COND_WAIT(c, m, reason, call)                                                              \
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call;                                                                        \
     if (mutex_frees(m, self) && waitq_queued(m)) {                                                 \
         waitq_released(m, self, 0, gt_now_early());                                                \
         WAKE_IF(self, m, 1);                                                                       \
     }                                                                                              \
-    return WAIT_AS(self, c, GT_R_CONDVAR, call)
+    return WAIT_AS(self, c, reason, call)
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-    COND_WAIT(c, m, REAL(pthread_cond_wait)(c, m));
+    COND_WAIT(c, m, GT_R_CONDVAR | GT_R_UNTIMED, REAL(pthread_cond_wait)(c, m));
 }
 
 EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                   const struct timespec *abstime)
 {
-    COND_WAIT(c, m, REAL(pthread_cond_timedwait)(c, m, abstime));
+    COND_WAIT(c, m, GT_R_CONDVAR, REAL(pthread_cond_timedwait)(c, m, abstime));
 }
 
 EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
                                   const struct timespec *abstime)
 {
-    COND_WAIT(c, m, REAL(pthread_cond_clockwait)(c, m, clk, abstime));
+    COND_WAIT(c, m, GT_R_CONDVAR, REAL(pthread_cond_clockwait)(c, m, clk, abstime));
 }
 
 EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
@@ -311,28 +312,30 @@ EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 
 /* ---- semaphores (glibc checks the time first, even for an available semaphore) ---- */
 
-/* Body of a semaphore wait hook: when ok, sem_trywait first; block only if it failed. */
-#define SEM_WAIT(ok, s, call)                                                                      \
+/* Body of a semaphore wait hook: when ok, sem_trywait first; block only if it failed (reason:
+ * GT_R_SEMAPHORE, | GT_R_UNTIMED). */
+#define SEM_WAIT(ok, s, reason, call)                                                              \
     struct gt_thread *self;                                                                        \
     if (!(ok) || !(self = tr_current())) return call;                                              \
     int saved = errno;                                                                             \
     if (REAL(sem_trywait)(s) == 0) return 0;                                                       \
     errno = saved;                                                                                 \
-    return WAIT_AS(self, s, GT_R_SEMAPHORE, call)
+    return WAIT_AS(self, s, reason, call)
 
 EXPORT int sem_wait(sem_t *s)
 {
-    SEM_WAIT(1, s, REAL(sem_wait)(s));
+    SEM_WAIT(1, s, GT_R_SEMAPHORE | GT_R_UNTIMED, REAL(sem_wait)(s));
 }
 
 EXPORT int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
-    SEM_WAIT(time_ok(abstime), s, REAL(sem_timedwait)(s, abstime));
+    SEM_WAIT(time_ok(abstime), s, GT_R_SEMAPHORE, REAL(sem_timedwait)(s, abstime));
 }
 
 EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
 {
-    SEM_WAIT(clock_ok(clk) && time_ok(abstime), s, REAL(sem_clockwait)(s, clk, abstime));
+    SEM_WAIT(clock_ok(clk) && time_ok(abstime), s, GT_R_SEMAPHORE,
+             REAL(sem_clockwait)(s, clk, abstime));
 }
 
 EXPORT int sem_init(sem_t *s, int shared, unsigned value)
@@ -371,6 +374,6 @@ EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
     struct gt_thread *self = tr_current();
     int others = self ? barrier_count(b) - 1 : 0;
     if (others < 1) return REAL(pthread_barrier_wait)(b);
-    return WAIT_WITH(self, waitq_barrier(self, b, others, GT_R_BARRIER, 1), (void)0,
+    return WAIT_WITH(self, waitq_barrier(self, b, others, GT_R_BARRIER | GT_R_UNTIMED, 1), (void)0,
                      waitq_remove(self), REAL(pthread_barrier_wait)(b));
 }

@@ -92,28 +92,28 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
 /* ---- joins: try first; only a join that waits is a block, unless the thread's exit has
  * woken its joiners already (waitq.h: blocked and queued in one piece) ---- */
 
-#define JOIN_HOOK(call_real)                                                                       \
+#define JOIN_HOOK(untimed, call_real)                                                              \
     struct gt_thread *self = tr_current();                                                         \
     if (!self) return call_real;                                                                   \
     int r = REAL(pthread_tryjoin_np)(th, ret);                                                     \
     if (r != EBUSY) return r;                                                                      \
-    return WAIT_WITH(self, waitq_join_block(self, th, tr_thread_tid(th)), (void)0,                 \
+    return WAIT_WITH(self, waitq_join_block(self, th, tr_thread_tid(th), untimed), (void)0,        \
                      waitq_remove(self), call_real)
 
 EXPORT int pthread_join(pthread_t th, void **ret)
 {
-    JOIN_HOOK(REAL(pthread_join)(th, ret));
+    JOIN_HOOK(1, REAL(pthread_join)(th, ret));
 }
 
 EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
 {
-    JOIN_HOOK(REAL(pthread_timedjoin_np)(th, ret, abstime));
+    JOIN_HOOK(0, REAL(pthread_timedjoin_np)(th, ret, abstime));
 }
 
 EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
                                 const struct timespec *abstime)
 {
-    JOIN_HOOK(REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
+    JOIN_HOOK(0, REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
 }
 
 /* ---- _exit skips destructors: write the last generation first ---- */

@@ -171,6 +171,13 @@ static int kernel_reads_allowed(void)
     return a > 0;
 }
 
+int walk_peek(void *dst, uintptr_t addr, size_t n)
+{
+    struct iovec local = {dst, n}, remote = {(void *)addr, n};
+    if (!kernel_reads_allowed()) return -1;
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
 /* A frame without CFI, as libunwind takes one: a frame-pointer frame (push %rbp; mov %rsp,
  * %rbp), its return address at RBP + 8 and its caller's RBP at RBP. RBP may be anything in code
  * that does not keep one, so the two slots are read through the kernel (process_vm_readv), which
@@ -179,9 +186,8 @@ static int kernel_reads_allowed(void)
 static int frame_pointer_step(struct walk_regs *r, uintptr_t *ra)
 {
     uintptr_t slots[2];
-    struct iovec local = {slots, sizeof slots}, remote = {(void *)r->bp, sizeof slots};
-    if (r->bp & 7 || r->bp < r->sp || r->bp - r->sp > MAX_FRAME_SPAN || !kernel_reads_allowed() ||
-        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof slots)
+    if (r->bp & 7 || r->bp < r->sp || r->bp - r->sp > MAX_FRAME_SPAN ||
+        walk_peek(slots, r->bp, sizeof slots))
         return 0;
     r->sp = r->bp + 16;
     r->bp = slots[0];

@@ -11,6 +11,7 @@
  * (walk_forget), since another may later be mapped at its addresses. */
 #ifndef GOTRACE_WALK_H
 #define GOTRACE_WALK_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct walk_regs {
@@ -36,6 +37,10 @@ struct walk_chain {
     uint8_t frame[WALK_MAX_CHECKS];       /* index in pcs of the frame each check leads to */
 };
 
+/* Reads n bytes at addr into dst through the kernel (process_vm_readv), which refuses an address
+ * that is not readable, where a load would fault: 0, or -1 if it refused or may not be asked (a
+ * seccomp filter could kill the process for the call). A system call each time. */
+int walk_peek(void *dst, uintptr_t addr, size_t n);
 /* Sets up the rule cache (an anonymous mapping); 0 on success. Without it every walk reads the
  * tables (correct, slower). Idempotent. */
 int walk_init(void);

@@ -33,8 +33,8 @@ struct gt_config {
     int flight_at_exit;            /* GOTRACE_FLIGHT_AT_EXIT, default 0: 1 = a dump at exit */
     int live;                      /* GOTRACE_LIVE, default 1: buffers in a live file on tmpfs,
                                       so a killed run can be recovered (util/arena.h); 0 = off */
-    uint32_t hang_ms;              /* GOTRACE_HANG_MS: report a deadlock or a wait on a blocked
-                                      holder this old, default 0 (off), range 0..3600000 */
+    uint32_t hang_ms;              /* GOTRACE_HANG_MS: report threads stuck this long in a
+                                      deadlock (flush/hang.h), default 0 (off), 0..3600000 */
     char out_pattern[GT_PATH_MAX]; /* GOTRACE_OUT, default "gotrace.%p.trace" */
     char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default
                                       $XDG_CACHE_HOME/gotrace or $HOME/.cache/gotrace; "" = off

@@ -11,9 +11,15 @@
  *                releases it; io_waiter waits for io_lock meanwhile. Ends (status 0).
  *   sleepy       consumer waits on data_ready (with its predicate) while producer sleeps 1 s,
  *                then sets it and signals; main joins both. Ends after 1 s (status 0).
+ *   abba_late    an ABBA cycle that closes 300 ms after its first wait: hold_one_want_two takes
+ *                lock_one and waits for lock_two, held by hold_two_nap, which sleeps 300 ms
+ *                before it waits for lock_one; main joins hold_one_want_two: forever.
+ *   sem_by_signal  the only thread waits on alarm_sem, which a SIGALRM handler posts 1 s
+ *                later (alarm): nothing else runs meanwhile, yet it ends (status 0).
  * Threads meet through atomics (untraced), so the only traced waits are the ones above. */
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -195,16 +201,72 @@ static void sleepy(void)
     puts("sleepy done");
 }
 
+/* ---- abba_late ---- */
+static pthread_mutex_t lock_one = PTHREAD_MUTEX_INITIALIZER, lock_two = PTHREAD_MUTEX_INITIALIZER;
+
+static void *hold_one_want_two(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock_one);
+    atomic_store(&step, 1);
+    until(2);
+    pthread_mutex_lock(&lock_two); /* held by hold_two_nap, asleep: it can still move */
+    return NULL;
+}
+
+static void *hold_two_nap(void *arg)
+{
+    (void)arg;
+    until(1);
+    pthread_mutex_lock(&lock_two);
+    atomic_store(&step, 2);
+    usleep(300000);
+    pthread_mutex_lock(&lock_one); /* the cycle closes */
+    return NULL;
+}
+
+static void abba_late(void)
+{
+    pthread_t a, b;
+    CHECK(pthread_create(&a, NULL, hold_one_want_two, NULL));
+    CHECK(pthread_create(&b, NULL, hold_two_nap, NULL));
+    CHECK(pthread_join(a, NULL));
+}
+
+/* ---- sem_by_signal ---- */
+static sem_t alarm_sem;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    sem_post(&alarm_sem); /* async-signal-safe */
+}
+
+static void sem_by_signal(void)
+{
+    struct sigaction sa = {.sa_handler = on_alarm};
+    CHECK(sem_init(&alarm_sem, 0, 0));
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(1);
+    while (sem_wait(&alarm_sem) != 0) /* EINTR: the handler ran (and posted) */
+        ;
+    puts("sem_by_signal done");
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(void);
-    } modes[] = {{"sem_pair", sem_pair},
-                 {"lost_wakeup", lost_wakeup},
-                 {"exit_holding", exit_holding},
-                 {"read_holder", read_holder},
-                 {"sleepy", sleepy}};
+    } modes[] = {
+        {"sem_pair", sem_pair},
+        {"lost_wakeup", lost_wakeup},
+        {"exit_holding", exit_holding},
+        {"read_holder", read_holder},
+        {"sleepy", sleepy},
+        {"abba_late", abba_late},
+        {"sem_by_signal", sem_by_signal},
+    };
     for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(argv[1], modes[i].name)) {
             puts(modes[i].name);
