@@ -68,35 +68,20 @@ static sighandler_t signal_as(int sig, sighandler_t handler, int flags, int mask
 #define BSD_FLAGS SA_RESTART
 #define SYSV_FLAGS (SA_RESETHAND | SA_NODEFER | SA_INTERRUPT)
 
-EXPORT sighandler_t signal(int sig, sighandler_t handler)
-{
-    if (sigown_handles(sig, handler)) return signal_as(sig, handler, BSD_FLAGS, 1);
-    return sigown_seen(sig, REAL(signal)(sig, handler));
-}
+/* One of glibc's signal() forms: as the tracer sets it (sigaction with the form's flags) when
+ * it must act on sig, else the real function, whose old handler is the program's view. */
+#define SIGNAL_FORM(name, flags, masked)                                                           \
+    EXPORT sighandler_t name(int sig, sighandler_t handler)                                        \
+    {                                                                                              \
+        if (sigown_handles(sig, handler)) return signal_as(sig, handler, flags, masked);           \
+        return sigown_seen(sig, REAL(name)(sig, handler));                                         \
+    }
 
-EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
-{
-    if (sigown_handles(sig, handler)) return signal_as(sig, handler, BSD_FLAGS, 1);
-    return sigown_seen(sig, REAL(bsd_signal)(sig, handler));
-}
-
-EXPORT sighandler_t ssignal(int sig, sighandler_t handler)
-{
-    if (sigown_handles(sig, handler)) return signal_as(sig, handler, BSD_FLAGS, 1);
-    return sigown_seen(sig, REAL(ssignal)(sig, handler));
-}
-
-EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
-{
-    if (sigown_handles(sig, handler)) return signal_as(sig, handler, SYSV_FLAGS, 0);
-    return sigown_seen(sig, REAL(sysv_signal)(sig, handler));
-}
-
-EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
-{
-    if (sigown_handles(sig, handler)) return signal_as(sig, handler, SYSV_FLAGS, 0);
-    return sigown_seen(sig, REAL(__sysv_signal)(sig, handler));
-}
+SIGNAL_FORM(signal, BSD_FLAGS, 1)
+SIGNAL_FORM(bsd_signal, BSD_FLAGS, 1)
+SIGNAL_FORM(ssignal, BSD_FLAGS, 1)
+SIGNAL_FORM(sysv_signal, SYSV_FLAGS, 0)
+SIGNAL_FORM(__sysv_signal, SYSV_FLAGS, 0)
 
 /* sigset(sig, disp) as a sigaction, disp not SIG_HOLD: then sig is unblocked. */
 static sighandler_t sigset_as(int sig, sighandler_t disp)

@@ -10,16 +10,7 @@
 # (which the tracer takes back): SIGTERM and SIGSEGV raised then end the process as untraced,
 # with a valid trace.
 ulimit -c 0
-# same_output WANT GOT WHAT: GOT is WANT. Under TSan, whose sigaction keeps a table of its own
-# (the flags and mask as given, not as the kernel keeps them), flags and masks are left out.
-same_output() {
-    local strip='s/ (old|dfl)\.(flags|masked)=[0-9a-fx]+//g; s/\[[0-9a-fx]+ [01]\]//g'
-    [ "$GT_SANITIZER" = tsan ] || strip=
-    cmp -s <(sed -E "$strip" "$1") <(sed -E "$strip" "$2") ||
-        fail "$3: output differs from untraced: $(diff "$1" "$2" | head -c 400)"
-}
-[ "$GT_SANITIZER" != tsan ] ||
-    skip_part "flags and masks not compared: TSan's sigaction reports them as given, not as the kernel keeps them"
+source "$GT_ROOT/test/integration/lib_signals.sh"
 
 prog=$(build_prog sig_kinds)
 ways=(bsd_signal ssignal sysv_signal sigset sigignore raw)
