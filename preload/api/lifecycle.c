@@ -334,11 +334,15 @@ static void as_tracer(void (*op)(void))
 }
 
 /* Whether this thread may act for the tracer now: tracing, in the tracer's own process, and not
- * inside the tracer (a signal handler interrupting it). */
+ * inside the tracer (a signal handler interrupting it). A thread that has ended for the tracer
+ * stays inside it for good (its hooks do nothing), yet it may still run the process's exit: the
+ * main thread's pthread_exit, when it is the last thread, makes glibc call exit(0) on it; that
+ * thread may write the last generation (its own events all are written). */
 static int may_act(void)
 {
     struct gt_thread *t = gt_self;
-    return state_tracing() && !gt_internal && !(t && t->depth) && tr_in_own_process();
+    int inside = t && t->depth && !atomic_load_explicit(&t->exited, memory_order_acquire);
+    return state_tracing() && !gt_internal && !inside && tr_in_own_process();
 }
 
 /* Whether it may write generations now: a forked child that recorded nothing has none (known
