@@ -189,10 +189,17 @@ void hd_holder_at(const struct hd *s, uint32_t obj, uint32_t h0, int64_t since, 
     out->t = a != HD_NONE ? when : r->t;
 }
 
+/* Whether an object's name (its wait reason without "sync: ") starts with the word w. */
+static int named_as(const char *name, const char *w)
+{
+    size_t n = strlen(w);
+    return !strncmp(name, w, n) && (name[n] == ' ' || !name[n]);
+}
+
 int hd_obj_owned(const struct hd *s, uint32_t obj)
 {
     const char *n = obj != HD_NONE ? s->a.str.s[s->objs[obj].name] : "";
-    return !strncmp(n, "mutex", 5) || !strncmp(n, "rwlock", 6) || !strncmp(n, "join", 4);
+    return named_as(n, "mutex") || named_as(n, "rwlock") || named_as(n, "join");
 }
 
 struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g)
@@ -815,11 +822,8 @@ uint8_t hd_kind_of(const char *name)
                  {"barrier", HD_BARRIER},
                  {"omp barrier", HD_BARRIER}};
     if (!strncmp(name, "sync: ", 6)) name += 6;
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        size_t n = strlen(kinds[k].prefix);
-        if (!strncmp(name, kinds[k].prefix, n) && (name[n] == ' ' || !name[n]))
-            return kinds[k].kind;
-    }
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (named_as(name, kinds[k].prefix)) return kinds[k].kind;
     return HD_LOCK;
 }
 
