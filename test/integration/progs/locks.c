@@ -12,8 +12,8 @@
  *   members  main holds queue.mu (a member of a static struct) and stripes[2] (of a static
  *            array) 20 ms while a thread waits on each.
  *   pipeline stage1 works 1 ms (CPU time) per item, stage2 4 ms, stage3 1 ms; 30 items through
- * queues (a mutex and a condvar each): the critical path lies in stage2. Threads meet through
- * atomics (untraced), never through sleeps. */
+ * queues (a mutex and a condvar each; a queue's first put waits until its consumer waits): the
+ * critical path lies in stage2. Threads meet through atomics (untraced), never through sleeps. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -352,18 +352,23 @@ static void members(void)
     printf("members %ld\n", queue.items);
 }
 
-/* ---- pipeline: stage1 (1 ms per item) -> stage2 (4 ms) -> stage3 (1 ms) ---- */
+/* ---- pipeline: stage1 (1 ms per item) -> stage2 (4 ms) -> stage3 (1 ms) ----
+ * Each queue's first put waits until its consumer counts itself a waiter (under the queue's
+ * mutex, just before pthread_cond_wait): put's lock is then taken only once the consumer is
+ * inside the wait, so every queue has at least one signalled wait however the threads run. */
 #define ITEMS 30
 struct queue {
     pthread_mutex_t mu;
     pthread_cond_t ready;
     int items, closed;
+    atomic_int waited; /* consumers that began a wait, ever */
 };
-static struct queue q12 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
-static struct queue q23 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+static struct queue q12 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+static struct queue q23 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
 static void put(struct queue *q, int close)
 {
+    spin_until(&q->waited, 1);
     pthread_mutex_lock(&q->mu);
     if (close)
         q->closed = 1;
@@ -376,8 +381,10 @@ static void put(struct queue *q, int close)
 static int get(struct queue *q) /* 0 when closed and empty */
 {
     pthread_mutex_lock(&q->mu);
-    while (!q->items && !q->closed)
+    while (!q->items && !q->closed) {
+        atomic_fetch_add(&q->waited, 1);
         pthread_cond_wait(&q->ready, &q->mu);
+    }
     int got = q->items > 0;
     q->items -= got;
     pthread_mutex_unlock(&q->mu);
