@@ -9,6 +9,7 @@
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
  * disposition, mask or resource limit. */
+#include "arena.h"
 #include "fds.h"
 #include "hooks.h"
 #include "memlock.h"
@@ -61,6 +62,40 @@ EXPORT int pipe2(int fds[2], int flags)
         fds[1] = fds_keep(fds[1], NULL);
     }
     return r;
+}
+
+/* Privileges: a process that changes its effective user (a server dropping root) gives its
+ * live file to the new user first (arena_give_to), so that its clean end can still remove it
+ * from the sticky /dev/shm. Group and capability changes need nothing: the file's owner is
+ * what decides, and it stays the process's user. */
+EXPORT int setuid(uid_t uid)
+{
+    arena_give_to(uid);
+    return REAL(setuid)(uid);
+}
+
+EXPORT int seteuid(uid_t euid)
+{
+    arena_give_to(euid);
+    return REAL(seteuid)(euid);
+}
+
+EXPORT int setreuid(uid_t ruid, uid_t euid)
+{
+    arena_give_to(euid);
+    return REAL(setreuid)(ruid, euid);
+}
+
+EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+    arena_give_to(euid);
+    return REAL(setresuid)(ruid, euid, suid);
+}
+
+EXPORT int setfsuid(uid_t fsuid)
+{
+    arena_give_to(fsuid);
+    return REAL(setfsuid)(fsuid);
 }
 
 EXPORT pid_t fork(void)

@@ -42,6 +42,7 @@
     X(dwfl_end)                                                                                    \
     X(dwfl_lineinfo)                                                                               \
     X(dwfl_linux_proc_find_elf)                                                                    \
+    X(dwfl_linux_proc_maps_report)                                                                 \
     X(dwfl_linux_proc_report)                                                                      \
     X(dwfl_module_addrdie)                                                                         \
     X(dwfl_module_addrinfo)                                                                        \
@@ -96,6 +97,7 @@ int dwlazy_load(void);
 #define dwfl_end (*dwlazy_dwfl_end)
 #define dwfl_lineinfo (*dwlazy_dwfl_lineinfo)
 #define dwfl_linux_proc_find_elf (*dwlazy_dwfl_linux_proc_find_elf)
+#define dwfl_linux_proc_maps_report (*dwlazy_dwfl_linux_proc_maps_report)
 #define dwfl_linux_proc_report (*dwlazy_dwfl_linux_proc_report)
 #define dwfl_module_addrdie (*dwlazy_dwfl_module_addrdie)
 #define dwfl_module_addrinfo (*dwlazy_dwfl_module_addrinfo)

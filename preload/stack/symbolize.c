@@ -141,11 +141,23 @@ static void drop_ranges(void)
     nunits = 0;
 }
 
+/* The modules from /proc/self/maps. dwfl_linux_proc_report reads /proc/<pid>/auxv first (to
+ * find the vDSO) and reports nothing when it cannot: a process that is no longer dumpable (a
+ * server that dropped root with setuid, or prctl(PR_SET_DUMPABLE, 0)) may not read its own
+ * auxv, mode 0400 and owned by root then, but may still read its maps (0444; a process passes
+ * the kernel's access check on itself). The maps alone report every file-backed module, not
+ * the vDSO (its frames show addresses). */
 static void report(void)
 {
     drop_ranges(); /* a module that went away may be reused for another */
     dwfl_report_begin(dwfl);
-    (void)dwfl_linux_proc_report(dwfl, getpid()); /* on error: the modules reported so far */
+    if (dwfl_linux_proc_report(dwfl, getpid()) != 0) { /* keeps the modules reported so far */
+        FILE *maps = fopen("/proc/self/maps", "re");
+        if (maps) {
+            (void)dwfl_linux_proc_maps_report(dwfl, maps);
+            fclose(maps);
+        }
+    }
     dwfl_report_end(dwfl, NULL, NULL);
 }
 

@@ -288,6 +288,16 @@ void arena_unlink(void)
     A.path[0] = 0; /* nothing of ours has that name any more */
 }
 
+void arena_give_to(uid_t uid)
+{
+    if (!A.base || !A.path[0] || uid == (uid_t)-1 || uid == geteuid()) return;
+    int saved = errno;
+    if (chown(A.path, uid, (gid_t)-1) != 0)
+        gt_debug("cannot give the live file %s to user %ld (%s): it stays when the process "
+                 "ends", A.path, (long)uid, strerror(errno));
+    errno = saved;
+}
+
 /* Whether the file at path is the one a process pid that traced nothing left: its head names
  * pid, it did not end cleanly, and no process has that pid now (a reaped child's is free). 1
  * yes, 0 no, -1 no such file. */

@@ -60,6 +60,12 @@ void arena_complete(void);
  * LD_PRELOAD dropped) leaves nothing on tmpfs; a traced one makes its own file. If the exec
  * fails after all, tracing goes on without a file to recover from. */
 void arena_unlink(void);
+/* The process's effective (file system) user becomes uid, which may not remove a file of
+ * another user's in the sticky /dev/shm: while it still may, the live file is given to uid
+ * (chown), so that the clean end that removes it works after the change. Nothing when there
+ * is no file of this process's own or uid is the current one; a refused chown (a process that
+ * is not root) leaves it as it was. Preserves errno. */
+void arena_give_to(uid_t uid);
 /* A child the caller reaped (pid): the live file it left is removed if it traced nothing (a
  * forked child killed before any hook ran in it: a debugger's or strace's probe). A file with
  * events stays for `gotrace recover`. Sets errno. */

@@ -134,7 +134,12 @@
     X(sigset, sighandler_t, (int, sighandler_t), 0)                                                \
     X(sigaltstack, int, (const stack_t *, stack_t *), 0)                                           \
     X(mlockall, int, (int), 0)                                                                     \
-    X(dlclose, int, (void *), 0)
+    X(dlclose, int, (void *), 0)                                                                   \
+    X(setuid, int, (uid_t), 0)                                                                     \
+    X(seteuid, int, (uid_t), 0)                                                                    \
+    X(setreuid, int, (uid_t, uid_t), 0)                                                            \
+    X(setresuid, int, (uid_t, uid_t, uid_t), 0)                                                    \
+    X(setfsuid, int, (uid_t), 0)
 
 struct gt_real {
 #define GT_REAL_FIELD(name, ret, params, ver) ret(*name) params;
