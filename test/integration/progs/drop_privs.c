@@ -1,8 +1,10 @@
 /* drop_privs.c: a server-like program that starts as root, starts its worker threads, then drops
  * to nobody (setgroups, setgid, setuid: the process is no longer dumpable) and serves: main hands
  * ROUNDS requests to the workers through a mutex and a condvar, each worker blocking in
- * serve_requests until one is there, and waits for each to be done. Usage: drop_privs [UID GID]
- * (default 65534 65534). Prints "dropped uid=U dumpable=D served=N" at the end.
+ * serve_requests until one is there, and waits for each to be done. Usage: drop_privs [UID GID
+ * [hold]] (default 65534 65534). Prints "dropped uid=U dumpable=D served=N" at the end; with
+ * hold, prints it once served and then waits forever (main on a condvar, the workers in
+ * serve_requests), to be killed.
  * Invariants: workers are named "worker-N" (pthread_setname_np) before the drop; every request
  * is served exactly once, so served == ROUNDS; the workers have blocked in serve_requests'
  * pthread_cond_wait before the drop and block there again after it. */
@@ -50,14 +52,16 @@ static void *worker(void *arg)
 
 /* Main waits (under mu) until cond holds. */
 #define WAIT_UNTIL(cond)                                                                           \
-    while (!(cond)) CHECK(pthread_cond_wait(&done, &mu))
+    while (!(cond))                                                                                \
+    CHECK(pthread_cond_wait(&done, &mu))
 
 int main(int argc, char **argv)
 {
     uid_t uid = argc > 2 ? (uid_t)atoi(argv[1]) : 65534;
     gid_t gid = argc > 2 ? (gid_t)atoi(argv[2]) : 65534;
     pthread_t t[WORKERS];
-    for (long i = 0; i < WORKERS; i++) CHECK(pthread_create(&t[i], NULL, worker, (void *)i));
+    for (long i = 0; i < WORKERS; i++)
+        CHECK(pthread_create(&t[i], NULL, worker, (void *)i));
     CHECK(pthread_mutex_lock(&mu));
     WAIT_UNTIL(waiting == WORKERS); /* both blocked in serve_requests as root */
     CHECK(pthread_mutex_unlock(&mu));
@@ -71,11 +75,17 @@ int main(int argc, char **argv)
         CHECK(pthread_cond_signal(&more));
         WAIT_UNTIL(served == r + 1 && waiting > 0);
     }
+    if (argc > 3 && !strcmp(argv[3], "hold")) {
+        printf("dropped uid=%d dumpable=%d served=%d\n", (int)getuid(), prctl(PR_GET_DUMPABLE),
+               served);
+        fflush(stdout);
+        WAIT_UNTIL(stop); /* never: nothing sets it */
+    }
     stop = 1;
     CHECK(pthread_cond_broadcast(&more));
     CHECK(pthread_mutex_unlock(&mu));
-    for (int i = 0; i < WORKERS; i++) CHECK(pthread_join(t[i], NULL));
-    printf("dropped uid=%d dumpable=%d served=%d\n", (int)getuid(), prctl(PR_GET_DUMPABLE),
-           served);
+    for (int i = 0; i < WORKERS; i++)
+        CHECK(pthread_join(t[i], NULL));
+    printf("dropped uid=%d dumpable=%d served=%d\n", (int)getuid(), prctl(PR_GET_DUMPABLE), served);
     return 0;
 }

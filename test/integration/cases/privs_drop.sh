@@ -1,0 +1,60 @@
+# privs_drop: a server that drops root keeps its symbols and leaves no live file (issue 45 item
+# 6). progs/drop_privs.c starts two worker threads as root (named worker-0, worker-1, blocked in
+# serve_requests' pthread_cond_wait), drops to nobody (setgroups, setgid, setuid: no longer
+# dumpable, so /proc/self/auxv is refused and root's file in the sticky /dev/shm cannot be
+# removed), then hands them 40 requests through a mutex and condvars. Before 2026-12-07 every
+# frame, thread start and lock name of such a trace was "?" and its live file stayed on
+# /dev/shm after every run. Checks, with the symbol cache off (every frame resolved by libdw
+# after the drop): (1) a normal run: untraced output, the drop happened (uid 65534, dumpable
+# 0), a valid trace whose stacks hold serve_requests, whose summary names the worker threads
+# by their start routine and the condvars by their symbols ("condvar more"), and no live file
+# of it left; (2) killed with SIGKILL after the drop: the live file stays (given to nobody),
+# `gotrace recover` completes the trace (valid, serve_requests in its stacks, every
+# request's wait in it) and removes the live file.
+[ "$(id -u)" = 0 ] || skip_case "needs root to drop privileges"
+
+prog=$(build_prog drop_privs)
+want="dropped uid=65534 dumpable=0 served=40"
+
+# (1) A normal run.
+plain_run plain -- "$prog"
+expect_status "drop_privs untraced" 0
+assert_eq "$(cat "$RUN_OUT")" "$want" "untraced output"
+trace_run run GOTRACE_SYMCACHE=0 -- "$prog"
+expect_status drop_privs 0
+assert_eq "$(cat "$RUN_OUT")" "$want" "traced output"
+assert_eq "$(gotrace_lines "$RUN_ERR")" 0 "gotrace: lines on stderr"
+validate "$RUN_TRACE"
+assert_eq "$(live_files_of "$RUN_TRACE")" "" "live files left by the run"
+stack_checks_follow
+"$GT_BUILD/gotrace" summary "$RUN_TRACE" >"$CASE_DIR/run.summary"
+for w in worker-0 worker-1; do
+    grep -q "^$w (worker) " "$CASE_DIR/run.summary" ||
+        fail "summary: no row for $w named by its start routine: $(head -c 600 "$CASE_DIR/run.summary")"
+done
+grep -q "blocked on sync: condvar more " "$CASE_DIR/run.summary" ||
+    fail "summary: the workers' condvar is not named: $(head -c 600 "$CASE_DIR/run.summary")"
+"$GT_BUILD/gotrace" dump --stacks "$RUN_TRACE" >"$CASE_DIR/run.dump"
+assert_ge "$(grep -cP '^\tserve_requests ' "$CASE_DIR/run.dump" || true)" 40 "frames of serve_requests"
+
+# (2) Killed after the drop, then recovered.
+trace_start_bg held GOTRACE_SYMCACHE=0 -- "$prog" 65534 65534 hold
+for ((i = 0; i < 600; i++)); do
+    [ -s "$RUN_OUT" ] && break
+    kill -0 "$RUN_PID" 2>/dev/null || fail "held: the program ended: $(head -c 300 "$RUN_ERR")"
+    sleep 0.05
+done
+assert_eq "$(cat "$RUN_OUT")" "$want" "held: output before the kill"
+live=$(live_files_of "$RUN_TRACE")
+[ -n "$live" ] || fail "held: no live file while it runs"
+assert_eq "$(stat -c %U "${live%% *}")" nobody "held: owner of the live file after the drop"
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null || true
+GT_BG_PIDS=()
+"$GT_BUILD/gotrace" recover "$RUN_TRACE" >"$CASE_DIR/held.recover" 2>&1 ||
+    fail "held: recover failed: $(head -c 400 "$CASE_DIR/held.recover")"
+validate "$RUN_TRACE"
+assert_eq "$(live_files_of "$RUN_TRACE")" "" "held: live files left after recover"
+"$GT_BUILD/gotrace" dump --stacks "$RUN_TRACE" >"$CASE_DIR/held.dump"
+assert_ge "$(grep -cP '^\tserve_requests ' "$CASE_DIR/held.dump" || true)" 40 \
+    "held: frames of serve_requests in the recovered trace"
