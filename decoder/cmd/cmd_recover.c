@@ -33,6 +33,7 @@
 #include "live.h"
 #include "livesym.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@
 
 static const char usage[] =
     "usage: gotrace recover [--keep] FILE\n"
+    "       gotrace recover --all [DIR]\n"
     "\n"
     "Completes FILE, the trace of a process that died before writing it all (killed by a\n"
     "signal, SIGKILL included): the tracer keeps its buffers in a live file on /dev/shm, and\n"
@@ -51,8 +53,16 @@ static const char usage[] =
     "from the program's files on this machine. Events a thread was writing when it died are\n"
     "dropped. On a complete trace it changes nothing. The live file is removed afterwards\n"
     "(--keep keeps it). Exit status: 0 recovered or nothing to do, 1 nothing recoverable or the\n"
-    "process still runs, 2 bad usage, 3 FILE cannot be read or written.\n";
+    "process still runs, 2 bad usage, 3 FILE cannot be read or written. A process killed a\n"
+    "moment ago is waited for (at most 3 s); FILE keeps its owner and mode.\n"
+    "\n"
+    "--all looks at every live file on /dev/shm (with DIR, those whose trace lies under DIR)\n"
+    "and says in one line each what it did: the trace of a process that died is completed as\n"
+    "above (a forked child's that it never opened is made), a live file whose trace file is\n"
+    "gone (deleted, or replaced by another file) or whose process ended cleanly is removed;\n"
+    "the file of a process that still runs is left alone. Status: 0, or the first failure's.\n";
 
+#define END_WAIT_MS 3000            /* how long a process killed a moment ago may take to end */
 #define STACK_PC_SYNTH (1ull << 63) /* preload/stack/stack.h: synthetic frames */
 #define STACK_PC_MAIN (STACK_PC_SYNTH | 1)
 #define MAX_STEPS (1u << 22) /* links followed in one list: a torn list may loop */
@@ -465,6 +475,21 @@ static int read_head(const char *path, size_t n, uint8_t **p)
     return *p && got == n ? 0 : -1;
 }
 
+/* The temporary file fd takes the owner, group and mode of the trace at path it replaces
+ * (a trace written by a process that dropped root to nobody, or made private with chmod, stays
+ * so); a trace made here (a forked child's, killed before it opened it) keeps the default. An
+ * owner that cannot be given (recover not run as root) is left as it is, the recovering
+ * user's. */
+static void keep_owner(int fd, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* EPERM: not root; the file stays ours */
+    }
+    if (fchmod(fd, st.st_mode & 07777) != 0) { /* cannot fail on a file we just made */
+    }
+}
+
 /* Writes b to path whole: a temporary file beside it, renamed over it. Not sink.c: its
  * output is never its input, and here it is by design. The temporary file is made with
  * O_EXCL and the pid in its name (two recovers of one trace cannot share it), and synced
@@ -476,6 +501,7 @@ static int replace(const char *path, const struct buf *b)
     snprintf(tmp, sizeof tmp, "%s.recover.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
+    keep_owner(fd, path);
     size_t done = 0;
     while (done < b->len) {
         ssize_t k = write(fd, b->p + done, b->len - done);
@@ -560,7 +586,7 @@ static int recover(const char *path, const char *live, int keep)
     }
     /* Its buffers are still being written: a copy now would be torn everywhere, and the
      * process will write them itself. */
-    if (gd_live_running(&r.l)) {
+    if (gd_live_wait_end(&r.l, END_WAIT_MS) != 0) {
         fprintf(stderr,
                 "gotrace: %s: process %lld, which writes it, is still running; recover it after "
                 "it ends\n",
@@ -647,11 +673,94 @@ int gd_recover_file(const char *path, int keep)
     return rc;
 }
 
+/* Whether path (resolved) lies under dir (resolved): dir itself or below it. */
+static int under_dir(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n && dir[n - 1] == '/') n--; /* "/" */
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* What --all does with the live file at live, whose head l names trace (resolved); the
+ * exit status (0 for a file left alone or removed). l is closed. */
+static int settle_one(struct gd_live *l, const char *live, const char *trace, int keep)
+{
+    long long pid = (long long)l->h->pid;
+    if (gd_live_running(l)) {
+        gd_live_close(l);
+        printf("%s: process %lld still runs: left alone\n", live, pid);
+        return GD_EXIT_OK;
+    }
+    struct stat st;
+    int exists = stat(trace, &st) == 0;
+    int never_opened = l->h->out_dev == 0 && l->h->out_ino == 0;
+    int same =
+        exists && l->h->out_dev == (uint64_t)st.st_dev && l->h->out_ino == (uint64_t)st.st_ino;
+    const char *why = l->h->state != GT_LIVE_RUNNING      ? "its process ended cleanly"
+                      : same || (never_opened && !exists) ? NULL
+                      : exists                            ? "its trace file was replaced by another"
+                                                          : "its trace file is gone";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", trace);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    struct stat ds;
+    if (!why && !same && (!slash || stat(dir[0] ? dir : "/", &ds) != 0 || !S_ISDIR(ds.st_mode)))
+        why = "its trace's directory is gone";
+    gd_live_close(l);
+    if (!why) return recover(trace, live, keep);
+    if (!keep && unlink(live) != 0) {
+        fprintf(stderr, "gotrace: %s: cannot remove it: %s\n", live, strerror(errno));
+        return GD_EXIT_IO;
+    }
+    printf("%s: %s (process %lld, %s): %s\n", live, keep ? "kept" : "removed", pid, trace, why);
+    return GD_EXIT_OK;
+}
+
+/* --all: every live file in GT_LIVE_DIR (under: only those whose trace lies under it). A file
+ * that is not a live file of this version is left alone, said once each when no DIR narrows
+ * the look (its trace cannot be told). */
+static int recover_all(const char *under, int keep)
+{
+    char top[4096] = "";
+    if (under && !realpath(under, top)) {
+        fprintf(stderr, "gotrace: %s: %s\n", under, strerror(errno));
+        return GD_EXIT_IO;
+    }
+    DIR *d = opendir(GT_LIVE_DIR);
+    if (!d) {
+        fprintf(stderr, "gotrace: %s: %s\n", GT_LIVE_DIR, strerror(errno));
+        return GD_EXIT_IO;
+    }
+    int rc = GD_EXIT_OK, seen = 0;
+    char live[512], trace[4096], why[200];
+    while (gd_live_next(d, live, sizeof live)) {
+        struct gd_live l;
+        if (gd_live_open(&l, live, why, sizeof why) != 0) {
+            if (!under) printf("%s: left alone: %s\n", live, why);
+            continue;
+        }
+        gd_live_out_path(&l, trace, sizeof trace);
+        if (under && !under_dir(trace, top)) {
+            gd_live_close(&l);
+            continue;
+        }
+        seen++;
+        int r = settle_one(&l, live, trace, keep);
+        if (r != GD_EXIT_OK && rc == GD_EXIT_OK) rc = r;
+    }
+    closedir(d);
+    if (!seen)
+        printf("no live file%s%s in %s\n", under ? " of a trace under " : "", under ? top : "",
+               GT_LIVE_DIR);
+    return rc;
+}
+
 /* Its own option loop, not gd_cmd_parse: recover takes none of the shared options (its check
  * uses the default memory cap), and its one operand may follow "--". */
 int gd_cmd_recover(int argc, char **argv)
 {
-    int keep = 0;
+    int keep = 0, all = 0;
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -659,6 +768,8 @@ int gd_cmd_recover(int argc, char **argv)
             return GD_EXIT_OK;
         } else if (!strcmp(argv[i], "--keep")) {
             keep = 1;
+        } else if (!strcmp(argv[i], "--all")) {
+            all = 1;
         } else if (!strcmp(argv[i], "--") && i + 1 < argc && !file) {
             file = argv[++i];
         } else if (argv[i][0] == '-' || file) {
@@ -668,6 +779,7 @@ int gd_cmd_recover(int argc, char **argv)
             file = argv[i];
         }
     }
+    if (all) return recover_all(file, keep);
     if (!file) {
         fputs(usage, stderr);
         return GD_EXIT_USAGE;

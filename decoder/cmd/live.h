@@ -10,6 +10,7 @@
 
 #include "gt_live.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,17 @@ uint32_t gd_live_u32(const struct gd_live *l, uint64_t addr, uint32_t off);
 /* Whether the process that wrote l still runs (its pid, started no later than its tracer
  * began); 1 also when that cannot be told, so a doubt never lets a live trace be rewritten. */
 int gd_live_running(const struct gd_live *l);
+/* Waits at most ms milliseconds for l's process to end (gd_live_running false); 0 ended, -1
+ * still running. */
+int gd_live_wait_end(const struct gd_live *l, int ms);
+/* path made absolute and resolved (symbolic links, ".."), into out (cap bytes): realpath when
+ * it exists, else its directory's with its last name appended, else as it is. */
+void gd_live_resolve(const char *path, char *out, size_t cap);
+/* The trace path l's head names, resolved (gd_live_resolve). */
+void gd_live_out_path(const struct gd_live *l, char *out, size_t cap);
+/* The next live file (GT_LIVE_DIR/gotrace.*.live) of the directory d, opened on GT_LIVE_DIR:
+ * its path in out; 1, or 0 when there is none left. */
+int gd_live_next(DIR *d, char *out, size_t cap);
 /* The unfinished live file of the trace at trace_path (the same absolute path, and the same
  * file when it exists): its path in out; 1 found, 0 none. With dead_only, only one whose
  * process has ended. */

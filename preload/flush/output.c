@@ -116,7 +116,22 @@ static void publish(void)
     h->out_gens = O.generations;
 }
 
-/* The state of a fresh output at path (nothing written yet). */
+/* path made absolute into out (cap bytes): as it is if it is, else under the working directory
+ * (not realpath: a readlink for every component, 3-5 us each on a cold path; the recorded
+ * path need only name the file, which recover checks by device and inode); as it is when the
+ * working directory is unknown or the whole would not fit. */
+static void absolute(const char *path, char *out, size_t cap)
+{
+    size_t n;
+    if (path[0] != '/' && getcwd(out, cap) && (n = strlen(out)) + 1 + strlen(path) < cap) {
+        snprintf(out + n, cap - n, "%s%s", out[n - 1] == '/' ? "" : "/", path);
+        return;
+    }
+    snprintf(out, cap, "%s", path);
+}
+
+/* The state of a fresh output at path (nothing written yet); the head names it
+ * absolute at once: a forked child killed before it opens the file leaves only that name. */
 static void reset(const char *path)
 {
     snprintf(out_path, sizeof out_path, "%s", path);
@@ -129,7 +144,7 @@ static void reset(const char *path)
     if (!h) return;
     h->out_dev = h->out_ino = 0;
     publish();
-    snprintf(h->out_path, sizeof h->out_path, "%s", out_path);
+    absolute(out_path, h->out_path, sizeof h->out_path);
 }
 
 static int write_all(const uint8_t *p, size_t n);
@@ -155,20 +170,6 @@ static size_t file_start(uint8_t out[START_MAX], int lazily)
     at += ev_batch_header(out + at, 1, GO_NO_THREAD, 0, n);
     memcpy(out + at, freq, n);
     return at + n;
-}
-
-/* path made absolute into out (cap bytes): as it is if it is, else under the working directory
- * (not realpath: a readlink for every component, 3-5 us each on a cold path; the recorded
- * path need only name the file, which recover checks by device and inode); as it is when the
- * working directory is unknown or the whole would not fit. */
-static void absolute(const char *path, char *out, size_t cap)
-{
-    size_t n;
-    if (path[0] != '/' && getcwd(out, cap) && (n = strlen(out)) + 1 + strlen(path) < cap) {
-        snprintf(out + n, cap - n, "%s%s", out[n - 1] == '/' ? "" : "/", path);
-        return;
-    }
-    snprintf(out, cap, "%s", path);
 }
 
 /* A new file starts as a valid trace with no thread, so a process killed before its first

@@ -294,7 +294,8 @@ void arena_give_to(uid_t uid)
     int saved = errno;
     if (chown(A.path, uid, (gid_t)-1) != 0)
         gt_debug("cannot give the live file %s to user %ld (%s): it stays when the process "
-                 "ends", A.path, (long)uid, strerror(errno));
+                 "ends",
+                 A.path, (long)uid, strerror(errno));
     errno = saved;
 }
 
