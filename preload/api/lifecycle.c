@@ -21,6 +21,7 @@
 #include "intern.h"
 #include "log.h"
 #include "modules.h"
+#include "output.h"
 #include "pages.h"
 #include "plainlock.h"
 #include "real.h"
@@ -378,6 +379,19 @@ void tr_threads_begin(void)
     if (!tr_in_own_process()) return;
     if (atomic_load(&unsettled) && may_act()) settle_if_forked(); /* (its flusher is lazy) */
     if (flusher_lazy()) flusher_need_thread();
+}
+
+/* A forked child that has recorded nothing yet settles first (its own live file, its output
+ * path), so that both are made with the privileges it has now. */
+void tr_before_user_change(uid_t euid)
+{
+    int saved = errno;
+    if (euid != (uid_t)-1 && euid != geteuid() && tr_in_own_process()) {
+        if (atomic_load(&unsettled) && may_act()) settle_if_forked();
+        if (may_flush()) as_tracer(output_open_pending);
+        arena_give_to(euid);
+    }
+    errno = saved;
 }
 
 void tr_before_unload(void)

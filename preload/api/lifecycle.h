@@ -35,6 +35,11 @@ void tr_flush_now(void); /* write the complete generations now */
 void tr_flush_dying(void);
 /* The program is about to start a thread: the flusher thread starts first if it has not. */
 void tr_threads_begin(void);
+/* The process is about to change its effective user to euid (setuid and kin; -1: unchanged),
+ * after which it may neither create its trace file nor remove its live file from the sticky
+ * /dev/shm: a forked child's file not opened yet is opened now (with the privileges it has),
+ * and the live file is given to euid (util/arena.h arena_give_to). errno is kept. */
+void tr_before_user_change(uid_t euid);
 /* Around the unloading of a library (dlclose): before, the generation in progress is written
  * while its code is still mapped, so its stacks are symbolized from it; after, the unwind rules,
  * stack memos and symbols kept by address are dropped (other code may be mapped there). */

@@ -230,14 +230,27 @@ static int write_all(const uint8_t *p, size_t n)
     return 0;
 }
 
-int output_write(const uint8_t *p, size_t n)
+/* A forked child's file, opened at its first write or before a change of user. */
+static void open_lazily(void)
 {
-    GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed));  /* one writer at a time */
-    if (O.fd < 0 && (O.fd = open_path()) >= 0 && begin_file(1) != 0) { /* lazily: a fork child */
+    if ((O.fd = open_path()) >= 0 && begin_file(1) != 0) {
         fds_forget(O.fd);
         REAL(close)(O.fd);
         O.fd = -1;
     }
+}
+
+void output_open_pending(void)
+{
+    output_lock();
+    if (O.fd < 0 && O.generations == 0 && out_path[0]) open_lazily();
+    output_unlock();
+}
+
+int output_write(const uint8_t *p, size_t n)
+{
+    GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
+    if (O.fd < 0) open_lazily();
     if (O.fd >= 0 && !output_intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
         O.fd = -1;

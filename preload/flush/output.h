@@ -24,6 +24,9 @@ void output_unlock(void);
  * write (a forked child: one that only execs leaves no file). */
 int output_open(const char *path);
 void output_open_lazily(const char *path);
+/* A file set up lazily and not opened yet is opened now (the process is about to change its
+ * user, after which it may not create the file); nothing otherwise. Takes the output lock. */
+void output_open_pending(void);
 /* Generations written so far (the next one written is number output_generations() + 1). The
  * file is created with generation 1's frequency batch after its header (and, when opened
  * before any event, one event, so that it is a valid trace from the start): generation 1 is

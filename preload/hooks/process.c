@@ -9,7 +9,6 @@
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
  * disposition, mask or resource limit. */
-#include "arena.h"
 #include "fds.h"
 #include "hooks.h"
 #include "memlock.h"
@@ -64,37 +63,38 @@ EXPORT int pipe2(int fds[2], int flags)
     return r;
 }
 
-/* Privileges: a process that changes its effective user (a server dropping root) gives its
- * live file to the new user first (arena_give_to), so that its clean end can still remove it
- * from the sticky /dev/shm. Group and capability changes need nothing: the file's owner is
- * what decides, and it stays the process's user. */
+/* Privileges: a process that changes its effective user (a server dropping root) opens its
+ * trace file if it had not (a forked worker) and gives its live file to the new user first
+ * (lifecycle.h tr_before_user_change), so that the file is written and its clean end can still
+ * remove the live file from the sticky /dev/shm. Group and capability changes need nothing:
+ * the live file's owner is what decides, and it stays the process's user. */
 EXPORT int setuid(uid_t uid)
 {
-    arena_give_to(uid);
+    tr_before_user_change(uid);
     return REAL(setuid)(uid);
 }
 
 EXPORT int seteuid(uid_t euid)
 {
-    arena_give_to(euid);
+    tr_before_user_change(euid);
     return REAL(seteuid)(euid);
 }
 
 EXPORT int setreuid(uid_t ruid, uid_t euid)
 {
-    arena_give_to(euid);
+    tr_before_user_change(euid);
     return REAL(setreuid)(ruid, euid);
 }
 
 EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
-    arena_give_to(euid);
+    tr_before_user_change(euid);
     return REAL(setresuid)(ruid, euid, suid);
 }
 
 EXPORT int setfsuid(uid_t fsuid)
 {
-    arena_give_to(fsuid);
+    tr_before_user_change(fsuid);
     return REAL(setfsuid)(fsuid);
 }
 

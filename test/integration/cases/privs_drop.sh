@@ -8,7 +8,8 @@
 # after the drop): (1) a normal run: untraced output, the drop happened (uid 65534, dumpable
 # 0), a valid trace whose stacks hold serve_requests, whose summary names the worker threads
 # by their start routine and the condvars by their symbols ("condvar more"), and no live file
-# of it left; (2) killed with SIGKILL after the drop: the live file stays (given to nobody),
+# of it left; (2) the same done by a forked child, its parent waiting as root (see there);
+# (3) killed with SIGKILL after the drop: the live file stays (given to nobody),
 # `gotrace recover` completes the trace (valid, serve_requests in its stacks, every
 # request's wait in it) and removes the live file.
 [ "$(id -u)" = 0 ] || skip_case "needs root to drop privileges"
@@ -37,7 +38,32 @@ grep -q "blocked on sync: condvar more " "$CASE_DIR/run.summary" ||
 "$GT_BUILD/gotrace" dump --stacks "$RUN_TRACE" >"$CASE_DIR/run.dump"
 assert_ge "$(grep -cP '^\tserve_requests ' "$CASE_DIR/run.dump" || true)" 40 "frames of serve_requests"
 
-# (2) Killed after the drop, then recovered.
+# (2) A server's worker process: a forked child drops root, after it started its threads (fork)
+# or first thing, before it recorded anything (forkearly). Its trace file, made lazily in a
+# directory only root may write to, is opened before the drop (before 2026-12-07: "cannot
+# write ... Permission denied", the child's trace lost).
+for mode in fork forkearly; do
+    rm -f "$CASE_DIR/$mode".*.trace
+    trace_run "$mode" "GOTRACE_OUT=$CASE_DIR/$mode.%p.trace" GOTRACE_SYMCACHE=0 -- "$prog" 65534 65534 "$mode"
+    expect_status "drop_privs $mode" 0
+    assert_eq "$(cat "$RUN_OUT")" "$want" "$mode: output"
+    assert_eq "$(gotrace_lines "$RUN_ERR")" 0 "$mode: gotrace: lines on stderr"
+    traces=("$CASE_DIR/$mode".*.trace)
+    assert_eq "${#traces[@]}" 2 "$mode: trace files (parent and child)"
+    for t in "${traces[@]}"; do
+        validate "$t"
+        assert_eq "$(live_files_of "$t")" "" "$mode: live files left by $(basename "$t")"
+    done
+    child=$(ls -S "${traces[@]}" | head -n1) # the child's holds the work
+    "$GT_BUILD/gotrace" summary "$child" >"$CASE_DIR/$mode.summary"
+    grep -q "^worker-0 (worker) " "$CASE_DIR/$mode.summary" ||
+        fail "$mode: summary of the child: $(head -c 600 "$CASE_DIR/$mode.summary")"
+    "$GT_BUILD/gotrace" dump --stacks "$child" >"$CASE_DIR/$mode.dump"
+    assert_ge "$(grep -cP '^\tserve_requests ' "$CASE_DIR/$mode.dump" || true)" 40 \
+        "$mode: frames of serve_requests in the child's trace"
+done
+
+# (3) Killed after the drop, then recovered.
 trace_start_bg held GOTRACE_SYMCACHE=0 -- "$prog" 65534 65534 hold
 for ((i = 0; i < 600; i++)); do
     [ -s "$RUN_OUT" ] && break

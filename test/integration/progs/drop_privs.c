@@ -2,9 +2,11 @@
  * to nobody (setgroups, setgid, setuid: the process is no longer dumpable) and serves: main hands
  * ROUNDS requests to the workers through a mutex and a condvar, each worker blocking in
  * serve_requests until one is there, and waits for each to be done. Usage: drop_privs [UID GID
- * [hold]] (default 65534 65534). Prints "dropped uid=U dumpable=D served=N" at the end; with
- * hold, prints it once served and then waits forever (main on a condvar, the workers in
- * serve_requests), to be killed.
+ * [hold|fork|forkearly]] (default 65534 65534). Prints "dropped uid=U dumpable=D served=N" at the
+ * end; with hold, prints it once served and then waits forever (main on a condvar, the workers in
+ * serve_requests), to be killed; with fork, a forked child does it all (a server's worker
+ * process), its parent waiting for it as root; forkearly, the same with the child dropping
+ * root first thing, before it starts a thread or waits (it has recorded nothing then).
  * Invariants: workers are named "worker-N" (pthread_setname_np) before the drop; every request
  * is served exactly once, so served == ROUNDS; the workers have blocked in serve_requests'
  * pthread_cond_wait before the drop and block there again after it. */
@@ -13,6 +15,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define WORKERS 2
@@ -55,27 +58,55 @@ static void *worker(void *arg)
     while (!(cond))                                                                                \
     CHECK(pthread_cond_wait(&done, &mu))
 
+/* Root's privileges dropped for good, as servers do. */
+static void drop(uid_t uid, gid_t gid)
+{
+    if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
+        perror("drop");
+        exit(98);
+    }
+}
+
+/* fork mode: the parent (still root) waits for the child, which does the rest, and exits
+ * with its status. */
+static void in_child(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        exit(97);
+    }
+    if (pid == 0) return;
+    int st;
+    if (waitpid(pid, &st, 0) != pid) {
+        perror("waitpid");
+        exit(97);
+    }
+    exit(WIFEXITED(st) ? WEXITSTATUS(st) : 96);
+}
+
 int main(int argc, char **argv)
 {
     uid_t uid = argc > 2 ? (uid_t)atoi(argv[1]) : 65534;
     gid_t gid = argc > 2 ? (gid_t)atoi(argv[2]) : 65534;
+    const char *mode = argc > 3 ? argv[3] : "";
+    if (!strcmp(mode, "fork") || !strcmp(mode, "forkearly")) in_child();
+    if (!strcmp(mode, "forkearly")) drop(uid, gid); /* before any thread or wait */
     pthread_t t[WORKERS];
     for (long i = 0; i < WORKERS; i++)
         CHECK(pthread_create(&t[i], NULL, worker, (void *)i));
     CHECK(pthread_mutex_lock(&mu));
     WAIT_UNTIL(waiting == WORKERS); /* both blocked in serve_requests as root */
     CHECK(pthread_mutex_unlock(&mu));
-    if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
-        perror("drop");
-        return 98;
-    }
+    if (strcmp(mode, "forkearly")) drop(uid, gid);
     CHECK(pthread_mutex_lock(&mu));
     for (int r = 0; r < ROUNDS; r++) {
         pending++;
         CHECK(pthread_cond_signal(&more));
         WAIT_UNTIL(served == r + 1 && waiting > 0);
     }
-    if (argc > 3 && !strcmp(argv[3], "hold")) {
+    if (!strcmp(mode, "hold")) {
         printf("dropped uid=%d dumpable=%d served=%d\n", (int)getuid(), prctl(PR_GET_DUMPABLE),
                served);
         fflush(stdout);
