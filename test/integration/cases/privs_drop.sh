@@ -8,7 +8,8 @@
 # after the drop): (1) a normal run: untraced output, the drop happened (uid 65534, dumpable
 # 0), a valid trace whose stacks hold serve_requests, whose summary names the worker threads
 # by their start routine and the condvars by their symbols ("condvar more"), and no live file
-# of it left; (2) the same done by a forked child, its parent waiting as root (see there);
+# of it left; (2) the same done by a forked child, its parent waiting as root (see there), and
+# by a process run as nobody that makes itself not dumpable with prctl;
 # (3) killed with SIGKILL after the drop: the live file stays (given to nobody),
 # `gotrace recover` completes the trace (valid, serve_requests in its stacks, every
 # request's wait in it) and removes the live file.
@@ -62,6 +63,25 @@ for mode in fork forkearly; do
     assert_ge "$(grep -cP '^\tserve_requests ' "$CASE_DIR/$mode.dump" || true)" 40 \
         "$mode: frames of serve_requests in the child's trace"
 done
+
+# (2b) Not dumpable without a change of user: run as nobody (setpriv), prctl(PR_SET_DUMPABLE, 0).
+if command -v setpriv >/dev/null; then
+    mkdir -p "$CASE_DIR/nobody"
+    chmod 777 "$CASE_DIR/nobody"
+    trace_run undumpable "GOTRACE_OUT=$CASE_DIR/nobody/undumpable.trace" GOTRACE_SYMCACHE=0 -- \
+        setpriv --reuid=nobody --regid=nogroup --clear-groups "$prog" 65534 65534 undumpable
+    expect_status "drop_privs undumpable" 0
+    assert_eq "$(cat "$RUN_OUT")" "$want" "undumpable: output"
+    validate "$CASE_DIR/nobody/undumpable.trace" # setpriv's
+    t=$CASE_DIR/nobody/undumpable-exec1.trace # the program's, exec'd by setpriv
+    validate "$t"
+    assert_eq "$(live_files_of "$CASE_DIR/nobody/")" "" "undumpable: live files left"
+    "$GT_BUILD/gotrace" summary "$t" >"$CASE_DIR/undumpable.summary"
+    grep -q "blocked on sync: condvar more " "$CASE_DIR/undumpable.summary" ||
+        fail "undumpable: summary: $(head -c 600 "$CASE_DIR/undumpable.summary")"
+else
+    skip_part "no setpriv: the undumpable run"
+fi
 
 # (3) Killed after the drop, then recovered.
 trace_start_bg held GOTRACE_SYMCACHE=0 -- "$prog" 65534 65534 hold

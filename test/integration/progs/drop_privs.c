@@ -2,11 +2,13 @@
  * to nobody (setgroups, setgid, setuid: the process is no longer dumpable) and serves: main hands
  * ROUNDS requests to the workers through a mutex and a condvar, each worker blocking in
  * serve_requests until one is there, and waits for each to be done. Usage: drop_privs [UID GID
- * [hold|fork|forkearly]] (default 65534 65534). Prints "dropped uid=U dumpable=D served=N" at the
- * end; with hold, prints it once served and then waits forever (main on a condvar, the workers in
- * serve_requests), to be killed; with fork, a forked child does it all (a server's worker
- * process), its parent waiting for it as root; forkearly, the same with the child dropping
- * root first thing, before it starts a thread or waits (it has recorded nothing then).
+ * [hold|fork|forkearly|undumpable]] (default 65534 65534). Prints "dropped uid=U dumpable=D
+ * served=N" at the end; with hold, prints it once served and then waits forever (main on a condvar,
+ * the workers in serve_requests), to be killed; with fork, a forked child does it all (a server's
+ * worker process), its parent waiting for it as root; forkearly, the same with the child dropping
+ * root first thing, before it starts a thread or waits (it has recorded nothing then);
+ * undumpable, run as another user already, it makes itself not dumpable
+ * (prctl(PR_SET_DUMPABLE, 0)) where the others drop root.
  * Invariants: workers are named "worker-N" (pthread_setname_np) before the drop; every request
  * is served exactly once, so served == ROUNDS; the workers have blocked in serve_requests'
  * pthread_cond_wait before the drop and block there again after it. */
@@ -99,7 +101,10 @@ int main(int argc, char **argv)
     CHECK(pthread_mutex_lock(&mu));
     WAIT_UNTIL(waiting == WORKERS); /* both blocked in serve_requests as root */
     CHECK(pthread_mutex_unlock(&mu));
-    if (strcmp(mode, "forkearly")) drop(uid, gid);
+    if (!strcmp(mode, "undumpable"))
+        CHECK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)); /* (run as nobody already) */
+    else if (strcmp(mode, "forkearly"))
+        drop(uid, gid);
     CHECK(pthread_mutex_lock(&mu));
     for (int r = 0; r < ROUNDS; r++) {
         pending++;
