@@ -383,12 +383,23 @@ void tr_threads_begin(void)
 
 /* A forked child that has recorded nothing yet settles first (its own live file, its output
  * path), so that both are made with the privileges it has now. */
+static void open_pending_fresh(void)
+{
+    output_open_pending(1);
+}
+
+static void open_pending(void)
+{
+    output_open_pending(0);
+}
+
 void tr_before_user_change(uid_t euid)
 {
     int saved = errno;
     if (euid != (uid_t)-1 && euid != geteuid() && tr_in_own_process()) {
-        if (atomic_load(&unsettled) && may_act()) settle_if_forked();
-        if (may_flush()) as_tracer(output_open_pending);
+        int fresh = atomic_load(&unsettled) && may_act(); /* settled here: nothing recorded */
+        if (fresh) settle_if_forked();
+        if (may_flush()) as_tracer(fresh ? open_pending_fresh : open_pending);
         arena_give_to(euid);
     }
     errno = saved;

@@ -230,27 +230,28 @@ static int write_all(const uint8_t *p, size_t n)
     return 0;
 }
 
-/* A forked child's file, opened at its first write or before a change of user. */
-static void open_lazily(void)
+/* A forked child's file, opened at its first write or before a change of user (with
+ * generation 1's first event when nothing was recorded yet: output.h). */
+static void open_lazily(int fresh)
 {
-    if ((O.fd = open_path()) >= 0 && begin_file(1) != 0) {
+    if ((O.fd = open_path()) >= 0 && begin_file(!fresh) != 0) {
         fds_forget(O.fd);
         REAL(close)(O.fd);
         O.fd = -1;
     }
 }
 
-void output_open_pending(void)
+void output_open_pending(int fresh)
 {
     output_lock();
-    if (O.fd < 0 && O.generations == 0 && out_path[0]) open_lazily();
+    if (O.fd < 0 && O.generations == 0 && out_path[0]) open_lazily(fresh);
     output_unlock();
 }
 
 int output_write(const uint8_t *p, size_t n)
 {
     GT_ASSERT(atomic_load_explicit(&O.lock.v, memory_order_relaxed)); /* one writer at a time */
-    if (O.fd < 0) open_lazily();
+    if (O.fd < 0) open_lazily(0);
     if (O.fd >= 0 && !output_intact()) {
         fds_forget(O.fd); /* the number is the program's now: never closed or truncated here */
         O.fd = -1;

@@ -25,8 +25,11 @@ void output_unlock(void);
 int output_open(const char *path);
 void output_open_lazily(const char *path);
 /* A file set up lazily and not opened yet is opened now (the process is about to change its
- * user, after which it may not create the file); nothing otherwise. Takes the output lock. */
-void output_open_pending(void);
+ * user, after which it may not create the file); nothing otherwise. fresh: nothing was
+ * recorded since output_open_lazily, so the file starts as output_open's does, a valid trace
+ * with no thread (a child that then execs having written no generation leaves a valid file);
+ * else as a lazily opened file (its generation 1 is written next). Takes the output lock. */
+void output_open_pending(int fresh);
 /* Generations written so far (the next one written is number output_generations() + 1). The
  * file is created with generation 1's frequency batch after its header (and, when opened
  * before any event, one event, so that it is a valid trace from the start): generation 1 is

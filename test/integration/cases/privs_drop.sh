@@ -8,8 +8,9 @@
 # after the drop): (1) a normal run: untraced output, the drop happened (uid 65534, dumpable
 # 0), a valid trace whose stacks hold serve_requests, whose summary names the worker threads
 # by their start routine and the condvars by their symbols ("condvar more"), and no live file
-# of it left; (2) the same done by a forked child, its parent waiting as root (see there), and
-# by a process run as nobody that makes itself not dumpable with prctl;
+# of it left; (2) the same done by a forked child, its parent waiting as root (see there), a
+# forked child that drops root and execs, and a process run as nobody that makes itself not
+# dumpable with prctl;
 # (3) killed with SIGKILL after the drop: the live file stays (given to nobody),
 # `gotrace recover` completes the trace (valid, serve_requests in its stacks, every
 # request's wait in it) and removes the live file.
@@ -64,7 +65,21 @@ for mode in fork forkearly; do
         "$mode: frames of serve_requests in the child's trace"
 done
 
-# (2b) Not dumpable without a change of user: run as nobody (setpriv), prctl(PR_SET_DUMPABLE, 0).
+# (2b) A forked child that drops root and execs (recorded nothing before): its first image's
+# file, opened before the drop, is a valid trace with no thread; the exec'd image writes its
+# own (as nobody: in a directory anyone may write to).
+mkdir -p "$CASE_DIR/open"
+chmod 1777 "$CASE_DIR/open"
+rm -f "$CASE_DIR/open/"*.trace
+trace_run forkexec "GOTRACE_OUT=$CASE_DIR/open/forkexec.%p.trace" -- "$prog" 65534 65534 forkexec
+expect_status "drop_privs forkexec" 0
+assert_eq "$(gotrace_lines "$RUN_ERR")" 0 "forkexec: gotrace: lines on stderr"
+traces=("$CASE_DIR/open/forkexec".*.trace)
+assert_eq "${#traces[@]}" 3 "forkexec: trace files (parent, child, child's exec)"
+for t in "${traces[@]}"; do validate "$t"; done
+assert_eq "$(live_files_of "$CASE_DIR/open/")" "" "forkexec: live files left"
+
+# (2c) Not dumpable without a change of user: run as nobody (setpriv), prctl(PR_SET_DUMPABLE, 0).
 if command -v setpriv >/dev/null; then
     mkdir -p "$CASE_DIR/nobody"
     chmod 777 "$CASE_DIR/nobody"

@@ -2,11 +2,12 @@
  * to nobody (setgroups, setgid, setuid: the process is no longer dumpable) and serves: main hands
  * ROUNDS requests to the workers through a mutex and a condvar, each worker blocking in
  * serve_requests until one is there, and waits for each to be done. Usage: drop_privs [UID GID
- * [hold|fork|forkearly|undumpable]] (default 65534 65534). Prints "dropped uid=U dumpable=D
- * served=N" at the end; with hold, prints it once served and then waits forever (main on a condvar,
- * the workers in serve_requests), to be killed; with fork, a forked child does it all (a server's
- * worker process), its parent waiting for it as root; forkearly, the same with the child dropping
- * root first thing, before it starts a thread or waits (it has recorded nothing then);
+ * [hold|fork|forkearly|forkexec|undumpable]] (default 65534 65534). Prints "dropped uid=U
+ * dumpable=D served=N" at the end; with hold, prints it once served and then waits forever (main on
+ * a condvar, the workers in serve_requests), to be killed; with fork, a forked child does it all (a
+ * server's worker process), its parent waiting for it as root; forkearly, the same with the child
+ * dropping root first thing, before it starts a thread or waits (it has recorded nothing then);
+ * forkexec, the child drops root and execs /bin/true (no output);
  * undumpable, run as another user already, it makes itself not dumpable
  * (prctl(PR_SET_DUMPABLE, 0)) where the others drop root.
  * Invariants: workers are named "worker-N" (pthread_setname_np) before the drop; every request
@@ -95,6 +96,13 @@ int main(int argc, char **argv)
     const char *mode = argc > 3 ? argv[3] : "";
     if (!strcmp(mode, "fork") || !strcmp(mode, "forkearly")) in_child();
     if (!strcmp(mode, "forkearly")) drop(uid, gid); /* before any thread or wait */
+    if (!strcmp(mode, "forkexec")) {
+        in_child();
+        drop(uid, gid);
+        execl("/bin/true", "true", (char *)NULL);
+        perror("execl");
+        return 95;
+    }
     pthread_t t[WORKERS];
     for (long i = 0; i < WORKERS; i++)
         CHECK(pthread_create(&t[i], NULL, worker, (void *)i));
