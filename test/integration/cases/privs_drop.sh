@@ -14,6 +14,7 @@
 # (3) killed with SIGKILL after the drop: the live file stays (given to nobody),
 # `gotrace recover` completes the trace (valid, serve_requests in its stacks, every
 # request's wait in it) and removes the live file.
+# itest-timeout: 180
 [ "$(id -u)" = 0 ] || skip_case "needs root to drop privileges"
 
 prog=$(build_prog drop_privs)
