@@ -4,7 +4,9 @@
  * pipe at high numbers. Ends: abort and __assert_fail write the complete generations first
  * (a flush, not the final write: a SIGABRT handler may longjmp and the program go on); a child
  * that fork returns while the process is dying of a fatal signal is killed (lifecycle.h
- * tr_forked). mlockall locks the program's memory, not the tracer's (util/memlock.h).
+ * tr_forked). mlockall locks the program's memory, not the tracer's (util/memlock.h). setuid
+ * and kin, before a change of effective user, have the tracer's files made ready for the new
+ * user (lifecycle.h tr_before_user_change).
  * Invariants: to the program a kept descriptor does not exist (dup2/dup3 from it fail with
  * EBADF, onto it succeed after it moved away, a range close skips it); each hook otherwise
  * returns what the real function returns, with its errno. Nothing here changes a signal
