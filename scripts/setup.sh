@@ -9,6 +9,8 @@ need_pkgs=(build-essential pkg-config libunwind-dev libdw-dev libcriterion-dev l
            strace valgrind    # exact counts of a process: per_process.sh, make bench-process
            libc6-dbg          # libc's own function names (start_thread, __clone3): names_adopted.sh
            chromium)          # renders `gotrace report` pages: test/integration/cases/report_browser.sh
+# --real: also the servers of `make test-real` (test/real/cases).
+[ "${1:-}" = --real ] && need_pkgs+=(postgresql postgresql-contrib nginx-light apache2-utils curl)
 go_pkg=golang-1.23-go
 GOROOT_123=/usr/lib/go-1.23
 

@@ -87,3 +87,10 @@ TEST_SUITES += check-layers unit integration integration-debug
 test: setup
 	@$(MAKE) --no-print-directory all
 	@set -e; for s in $(TEST_SUITES); do $(MAKE) --no-print-directory $$s; done
+
+# Real servers traced as process trees (test/real/cases: PostgreSQL under pgbench, nginx under
+# ab, over loopback); not part of `make test`. Installs the servers first (setup.sh --real).
+.PHONY: test-real
+test-real: all
+	@bash scripts/setup.sh --real
+	@ITEST_CASES=test/real/cases bash test/integration/run.sh

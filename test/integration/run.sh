@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run.sh: runs the integration cases test/integration/cases/*.sh (or those named on the
-# command line, by file name without .sh), one after the other, each with lib.sh sourced, in
+# run.sh: runs the integration cases test/integration/cases/*.sh, or those of the folder
+# ITEST_CASES (make test-real: test/real/cases) (or those named on the command line, by file
+# name without .sh), one after the other, each with lib.sh sourced, in
 # its own work dir build/itest/<case>/ and bounded by `timeout`.
 # Prints "PASS name", "PASS name (notes)" (parts not run: lib.sh's skip_part),
 # "SKIP name: reason" (lib.sh's skip_case) or "FAIL name: reason" per case, then
@@ -13,6 +14,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
+cases=$(cd "${ITEST_CASES:-$here/cases}" && pwd)
 
 check_tools() {
     local t
@@ -85,14 +87,14 @@ main() {
     local files=() f passed=0 skipped=0 failed=0 rc
     if [ $# -gt 0 ]; then
         for f in "$@"; do
-            [ -f "$here/cases/$f.sh" ] || {
+            [ -f "$cases/$f.sh" ] || {
                 echo "run.sh: no case $f" >&2
                 exit 2
             }
-            files+=("$here/cases/$f.sh")
+            files+=("$cases/$f.sh")
         done
     else
-        files=("$here"/cases/*.sh)
+        files=("$cases"/*.sh)
     fi
     mkdir -p build/itest
     for f in "${files[@]}"; do

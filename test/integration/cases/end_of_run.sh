@@ -1,8 +1,10 @@
 # end_of_run: the trace ends when the process ends (issue 19), not at its last event. The
 # program's threads wait 1 ms each, then compute without any event until main returns 600 ms
 # after it began (the worker still computing). Checks: valid trace; in `gotrace summary`, main's
-# and the worker's lifetimes are main's own running time (which the program prints) within 1 %
-# (before the fix: ~1 ms, the time of the last event), and almost all of it is running time.
+# and the worker's lifetimes are main's own running time (which the program prints), at least
+# 99 % of it and at most 10 % over (the trace ends when the tracer's exit handler runs, after
+# main returned: 52 ms later once on a machine loaded 12 times over) (before the fix: ~1 ms,
+# the time of the last event), and almost all of it is running time.
 
 prog=$(build_prog end_spin)
 trace_run run -- "$prog" 600
@@ -19,8 +21,8 @@ for name in main worker; do
     [ -n "$life" ] || fail "no summary row for $name"
     life=$(to_ms "$life")
     running=$(to_ms "$running")
-    awk -v l="$life" -v r="$ran" 'BEGIN { exit !(l >= r * 0.99 && l <= r * 1.01) }' ||
-        fail "$name's lifetime ${life} ms, main ran ${ran} ms (must agree within 1 %)"
+    awk -v l="$life" -v r="$ran" 'BEGIN { exit !(l >= r * 0.99 && l <= r * 1.10) }' ||
+        fail "$name's lifetime ${life} ms, main ran ${ran} ms (must be 99 %..110 % of it)"
     awk -v l="$life" -v r="$running" 'BEGIN { exit !(r >= l * 0.97) }' ||
         fail "$name's running time ${running} ms of a ${life} ms lifetime"
 done

@@ -1,4 +1,4 @@
-/* annot_cpu: a thread burns about 1 s of CPU in busy_loop (not inlined); main waits in join.
+/* annot_cpu: a thread burns 1 s of its CPU time in busy_loop (not inlined); main waits in join.
  * Prints "ok". */
 #include "common.h"
 
@@ -6,7 +6,7 @@
 
 __attribute__((noinline)) static unsigned long busy_loop(double ms)
 {
-    return spin_ms(ms);
+    return spin_cpu_ms(ms);
 }
 
 static void *busy(void *arg)

@@ -17,22 +17,38 @@
         }                                                                                          \
     } while (0)
 
-static inline double now_ms(void)
+static inline double clock_ms(clockid_t clk)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clk, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline double now_ms(void)
+{
+    return clock_ms(CLOCK_MONOTONIC);
 }
 
 /* Burns CPU for about ms milliseconds without calling anything the tracer hooks. Returns a
  * value that depends on the work so the loop is not optimized away. */
-static inline unsigned long spin_ms(double ms)
+static inline unsigned long spin_on(clockid_t clk, double ms)
 {
     volatile unsigned long x = 1;
-    double end = now_ms() + ms;
-    while (now_ms() < end)
+    double end = clock_ms(clk) + ms;
+    while (clock_ms(clk) < end)
         for (int i = 0; i < 1000; i++)
             x = x * 6364136223846793005UL + 1442695040888963407UL;
     return x;
+}
+
+static inline unsigned long spin_ms(double ms)
+{
+    return spin_on(CLOCK_MONOTONIC, ms);
+}
+
+/* The same for ms milliseconds of the calling thread's CPU time (as long on a loaded machine). */
+static inline unsigned long spin_cpu_ms(double ms)
+{
+    return spin_on(CLOCK_THREAD_CPUTIME_ID, ms);
 }
 #endif

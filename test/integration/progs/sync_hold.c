@@ -1,7 +1,9 @@
 /* sync_hold: known waits for the profile-totals cases. main holds a mutex for 50 ms (a sleep)
  * ROUNDS (10) times while thread `waiter` waits for it in pthread_mutex_lock; between rounds
  * the two meet through atomic flags (busy-waiting, nothing the tracer hooks), so the only sync
- * waits are the 10 lock waits of about 50 ms each. Prints the waiter's measured wait in ms. */
+ * waits are the 10 lock waits of about 50 ms each: main's hold starts once the waiter sleeps
+ * on the lock (glibc's lock word 2: locked with a waiter), however late a loaded machine runs
+ * it. Prints the waiter's measured wait in ms. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -9,6 +11,7 @@
 
 #define ROUNDS 10
 #define HOLD_MS 50
+#define LOCKED_WITH_WAITERS 2 /* glibc's lock word of a mutex a thread sleeps on */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int round_started, round_done;
@@ -42,6 +45,8 @@ int main(void)
     for (int i = 1; i <= ROUNDS; i++) {
         CHECK(pthread_mutex_lock(&mu));
         atomic_store(&round_started, i);
+        while (__atomic_load_n(&mu.__data.__lock, __ATOMIC_ACQUIRE) != LOCKED_WITH_WAITERS) {
+        }
         nanosleep(&hold, NULL);
         CHECK(pthread_mutex_unlock(&mu));
         while (atomic_load(&round_done) != i) {
