@@ -193,19 +193,20 @@ static int settle_child(void)
 }
 
 /* Settles a forked child on its first record (settle_child), once; a thread that comes
- * meanwhile (one started without the hooks) waits. */
-static void settle_if_forked(void)
+ * meanwhile (one started without the hooks) waits. 1 when this call settled it, traced. */
+static int settle_if_forked(void)
 {
     int expect = 1;
     if (atomic_load(&unsettled) != 1 || !atomic_compare_exchange_strong(&unsettled, &expect, 2)) {
         while (atomic_load(&unsettled) == 2)
             sched_yield();
-        return;
+        return 0;
     }
     gt_internal++; /* hooks of a handler that interrupts it emit nothing */
     int traced = settle_child() == 0;
     gt_internal = traced ? gt_internal - 1 : 1; /* 1 for good: this process runs untraced */
     atomic_store(&unsettled, 0);
+    return traced;
 }
 
 /* The child releases what the parent's fork held and takes its own process id; hooks take the
@@ -381,8 +382,7 @@ void tr_threads_begin(void)
     if (flusher_lazy()) flusher_need_thread();
 }
 
-/* A forked child that has recorded nothing yet settles first (its own live file, its output
- * path), so that both are made with the privileges it has now. */
+/* output_open_pending for as_tracer, which takes no argument. */
 static void open_pending_fresh(void)
 {
     output_open_pending(1);
@@ -393,12 +393,14 @@ static void open_pending(void)
     output_open_pending(0);
 }
 
+/* A forked child that has recorded nothing yet settles first (its own live file, its output
+ * path), so that both are made with the privileges it has now; settled here, it has recorded
+ * nothing, and its file starts as a trace with no thread. */
 void tr_before_user_change(uid_t euid)
 {
     int saved = errno;
     if (euid != (uid_t)-1 && euid != geteuid() && tr_in_own_process()) {
-        int fresh = atomic_load(&unsettled) && may_act(); /* settled here: nothing recorded */
-        if (fresh) settle_if_forked();
+        int fresh = atomic_load(&unsettled) == 1 && may_act() && settle_if_forked();
         if (may_flush()) as_tracer(fresh ? open_pending_fresh : open_pending);
         arena_give_to(euid);
     }
