@@ -4,7 +4,8 @@
 # keeps that owner and mode (before 2026-12-07: root:root 644, the temporary file's);
 # (2) right after SIGKILL, with the killed process still a zombie (its parent, a `sleep` exec'd
 # by the shell that started it, never reaps it), it recovers instead of answering "still
-# running" (before: refused until the parent reaped it);
+# running" (before: refused until the parent reaped it); (2b) a forked child killed before it
+# opened its trace is recovered by the relative name its file would have had;
 # (3) `recover --all DIR`: of three processes tracing under DIR, one killed (its trace is
 # completed), one killed whose trace was deleted (its orphan live file is removed), one running
 # (its live file is left alone), with one line each; a second --all, after the third is killed,
@@ -63,6 +64,28 @@ GT_BG_PIDS=()
 validate "$z.trace"
 assert_ge "$(($(sleeps "$z.trace") * 1000))" "$(($(counted "$z.counts") * 999))" \
     "zombie: sleeps in the recovered trace"
+
+# (2b) A forked child killed before it opened its trace file (its first generation not due:
+# a 10 min period): given the relative name the file would have had, which does not exist,
+# recover makes it (before 2026-12-07: "no live file", the name compared as written with the
+# head's absolute one).
+rm -f "$CASE_DIR"/never.* "$CASE_DIR/never.counts.pid"
+trace_start_bg never "GOTRACE_OUT=$CASE_DIR/never.%p.trace" GOTRACE_PERIOD_MS=600000 -- \
+    "$prog" fork "$CASE_DIR/never.counts"
+parent=$RUN_PID
+for ((i = 0; i < 600; i++)); do [ -s "$CASE_DIR/never.counts.pid" ] && break; sleep 0.05; done
+child=$(cat "$CASE_DIR/never.counts.pid")
+wait_count "$CASE_DIR/never.counts" 20 "$child"
+kill -KILL "$child"
+wait "$parent" || fail "never: the forking parent exited with status $?"
+GT_BG_PIDS=()
+[ ! -e "$CASE_DIR/never.$child.trace" ] || fail "never: the child opened its trace file"
+(cd "$CASE_DIR" && "$GT_BUILD/gotrace" recover "never.$child.trace") >"$CASE_DIR/never.recover" 2>&1 ||
+    fail "never: recover failed: $(head -c 400 "$CASE_DIR/never.recover")"
+validate "$CASE_DIR/never.$child.trace"
+assert_ge "$(($(sleeps "$CASE_DIR/never.$child.trace") * 1000))" \
+    "$(($(counted "$CASE_DIR/never.counts") * 999))" "never: sleeps in the made trace"
+assert_eq "$(live_files_of "$CASE_DIR/never.")" "" "never: live files left"
 
 # (3) recover --all DIR.
 all=$CASE_DIR/all
