@@ -21,7 +21,13 @@ cc=${CC:-cc}
 line=$(grep -n 'the known wait' "$src" | cut -d: -f1)
 strip --strip-all -o "$dir/copy/hold" "$dir/hold"
 
-stack_lines() { "$GT_BUILD/gotrace" dump --stacks "$1" | grep '^	' | grep -v '^	new_stack:' | sort -u; }
+# The frames a trace names: its events' stacks, and its lock records' (a release's stack,
+# which no event carries when the waiter woke before the releaser wrote its wake).
+stack_lines() {
+    { "$GT_BUILD/gotrace" dump --stacks "$1" | grep '^	' | grep -v '^	new_stack:'
+      "$GT_BUILD/gotrace" locks --holders "$1" | grep -E '^ +[^ ].* [^ ]+:[0-9]+$'; } |
+        sed 's/^[[:space:]]*//' | sort -u
+}
 frames() { "$GT_BUILD/gotrace" dump --stacks "$1" | grep -c "$2" || true; }
 
 trace_run fresh GOTRACE_SYMCACHE="$cache" -- "$dir/hold"
