@@ -94,6 +94,10 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
             o->out = argv[++i];
         } else if (!strcmp(a, "--holders") && allowed_has(allowed, "holders")) {
             o->holders = 1;
+        } else if (!strcmp(a, "--order") && allowed_has(allowed, "order")) {
+            o->order = 1;
+        } else if (!strcmp(a, "--holds") && allowed_has(allowed, "holds")) {
+            o->holds = 1;
         } else if (!strcmp(a, "--thread") && allowed_has(allowed, "thread") && i + 1 < argc) {
             o->thread = argv[++i];
         } else if (!strcmp(a, "--region") && allowed_has(allowed, "region") && i + 1 < argc) {

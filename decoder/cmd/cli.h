@@ -19,12 +19,14 @@ struct gd_cmd_opts {
     /* locks, critical-path, hangs (holders.h): --holders; the target (--thread NAME|G<id>,
      * --region NAME, --task ID) and times (ns from the trace's start; -1 when not given). */
     int holders;
+    int order, holds; /* locks: --order (lock-order inversions), --holds (hold times) */
     const char *thread, *region;
     uint64_t task;
     int64_t from, to, at;
 };
 
 /* Parses the options shared by the commands (flags: "stacks", "top", "o", "format", "holders",
+ * "order", "holds",
  * "thread", "region", "task", "from", "to", "at" allowed as listed in allowed,
  * comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
  * or -1 after printing help. */

@@ -19,6 +19,7 @@
 #include "flusher.h"
 #include "hang.h"
 #include "intern.h"
+#include "lockorder.h"
 #include "log.h"
 #include "modules.h"
 #include "pages.h"
@@ -300,6 +301,8 @@ void tr_init(void)
     thread_publish_layout();
     modules_record();
     tr_reasons_init();
+    lo_init(cfg.lock_order, cfg.lock_holds, tr_reason_id(GT_R_MUTEX),
+            tr_reason_id(GT_R_RWLOCK_WRITE));
     symcache_dir(cfg.symcache); /* read at the first symbolization, on the flusher */
     /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     hang_init(cfg.hang_ms, tr_tracer_log, sigown_program_catches);
