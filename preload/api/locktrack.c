@@ -63,13 +63,13 @@ GOTRACE_API_FN void tr_lock_taken(const void *key, unsigned mode, uintptr_t pc)
         lo_note_overflow();
         return;
     }
-    s->h[s->n++] = (struct lo_held){key, pc, lo__on & LO_HOLDS ? gt_now() : 0, mode & 7};
+    s->h[s->n++] = (struct lo_held){key, pc, lo__on & LO_HOLDS ? gt_now_early() : 0, mode & 7};
 }
 
 /* The hold h of self ended now: its lock's counts, and its stack if it is the longest. */
 static void hold_done(struct gt_thread *self, const struct lo_held *h)
 {
-    uint64_t now = gt_now(), d = now > h->t0 ? now - h->t0 : 0;
+    uint64_t now = gt_now_early(), d = now > h->t0 ? now - h->t0 : 0;
     if (lo_hold_done(h->addr, h->mode, atomic_load_explicit(&self->tid, memory_order_relaxed), d))
         INSIDE(self, lo_hold_stack(h->addr, stack_capture(self->stk.memo)));
 }

@@ -1,8 +1,10 @@
 /* lockorder.c: the held sets, the edge set, the hold table and the exit queue. See
  * lockorder.h. The edge set is open addressing over a 64-bit mix of the pair (never 0): two
  * pairs mixing alike would share one key (the second is then not recorded; at 2^-64 a pair).
- * The hold table is open addressing over the lock's address, its counts updated with relaxed
- * atomics (a mutex's are written by its holder only; a rwlock's readers may overlap). The exit
+ * The hold table is open addressing over the lock's address, its counts updated by the holder
+ * before its release: plain updates for an exclusive hold (a mutex, a write lock: no other
+ * thread writes them meanwhile), atomic adds for a read hold (readers overlap). A reader's
+ * owner change is approximate (readers race on the last holder). The exit
  * queue is a ring written by ending threads and read by the flusher (a full ring drops). */
 #include "lockorder.h"
 
@@ -117,14 +119,28 @@ static struct lock *lock_of(const void *addr, unsigned mode)
     return NULL;
 }
 
+/* v += d: by its exclusive holder, a plain update (no locked instruction); by a reader,
+ * whose hold may overlap others', an atomic add. */
+static void add(_Atomic uint64_t *v, uint64_t d, int excl)
+{
+    if (excl)
+        atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + d,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(v, d, memory_order_relaxed);
+}
+
 int lo_hold_done(const void *addr, unsigned mode, int64_t tid, uint64_t d)
 {
     struct lock *l = lock_of(addr, mode);
     if (!l) return 0;
-    atomic_fetch_add_explicit(&l->acq, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&l->total, d, memory_order_relaxed);
-    if (atomic_exchange_explicit(&l->last_tid, tid, memory_order_relaxed) != tid)
-        atomic_fetch_add_explicit(&l->changes, 1, memory_order_relaxed);
+    int excl = !(mode & LO_READ);
+    add(&l->acq, 1, excl);
+    add(&l->total, d, excl);
+    if (atomic_load_explicit(&l->last_tid, memory_order_relaxed) != tid) {
+        atomic_store_explicit(&l->last_tid, tid, memory_order_relaxed);
+        add(&l->changes, 1, excl);
+    }
     if (!atomic_load_explicit(&l->changed, memory_order_relaxed))
         atomic_store_explicit(&l->changed, 1, memory_order_relaxed);
     uint64_t m = atomic_load_explicit(&l->longest, memory_order_relaxed);
