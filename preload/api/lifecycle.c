@@ -418,9 +418,21 @@ int tr_flight_dump(void)
     return r;
 }
 
+/* Says once, at the end, what lock tracking could not keep (lockorder.h). */
+static void lock_tracking_losses(void)
+{
+    uint64_t held, edges, locks;
+    lo_lost(&held, &edges, &locks);
+    if (held || edges || locks)
+        gt_log("lock tracking: not kept: %llu locks held beyond 16 by one thread, %llu lock-order "
+               "edges (table full), %llu locks' hold times (table full)",
+               (unsigned long long)held, (unsigned long long)edges, (unsigned long long)locks);
+}
+
 void tr_shutdown(void)
 {
     if (!may_flush()) return;
+    if (lo__on) lock_tracking_losses();
     uint64_t t0 = selfcost_begin();
     as_tracer(flusher_final);
     selfcost_end(SC_FINAL, t0, 1);
