@@ -217,6 +217,24 @@ void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsign
     }
 }
 
+void gd_out_lock_exits(struct gd_out *out, const struct hd *s, int64_t upto)
+{
+    const struct lg *g = &s->lg;
+    size_t n = 0;
+    for (size_t i = 0; i < g->nexits; i++)
+        n += g->exits[i].t <= upto;
+    if (n) gd_out_f(out, "\nheld at thread exit: %zu\n", n);
+    for (size_t i = 0; i < g->nexits; i++) {
+        const struct lg_exit *x = &g->exits[i];
+        if (x->t > upto) continue;
+        char gn[GD_NAME_MAX], t1[32];
+        const char *site = x->site ? s->a.str.s[x->site] : "?";
+        gd_out_f(out, "  %s exited at %s holding %s, taken at %.*s\n",
+                 hd_gname(s, hd_g_of_m(s, x->m), gn), gd_fmt_dur(x->t - s->t0, t1, sizeof t1),
+                 s->a.str.s[s->objs[x->lock].name], (int)strcspn(site, "\n"), site);
+    }
+}
+
 /* ---- the words of `hangs` (cmd_hangs.c) and of the report's Hangs section ---- */
 
 const char *gd_hang_blocked(const struct hd *s, const struct hg_report *r, uint32_t g, char *buf,

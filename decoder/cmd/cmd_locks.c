@@ -183,21 +183,6 @@ static void write_holds(struct gd_out *out, const struct gd_cmd_opts *o, struct 
     }
 }
 
-/* The locks threads held when they ended (lock tracking's records), if any. */
-static void write_exits(struct gd_out *out, struct hd *s)
-{
-    const struct lg *g = &s->lg;
-    if (g->nexits) gd_out_f(out, "\nheld at thread exit: %zu\n", g->nexits);
-    for (size_t i = 0; i < g->nexits; i++) {
-        const struct lg_exit *x = &g->exits[i];
-        char gn[GD_NAME_MAX], site[512], t1[32];
-        site_line(s, x->site, site, sizeof site);
-        gd_out_f(out, "  %s exited at %s holding %s, taken at %s\n",
-                 hd_gname(s, hd_g_of_m(s, x->m), gn), gd_fmt_dur(x->t - s->t0, t1, sizeof t1),
-                 s->a.str.s[s->objs[x->lock].name], site);
-    }
-}
-
 static int write_locks(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s)
 {
     if (o->order || o->holds) {
@@ -206,7 +191,7 @@ static int write_locks(struct gd_out *out, const struct gd_cmd_opts *o, struct h
             if (o->order) gd_out_c(out, '\n');
             write_holds(out, o, s);
         }
-        if (!rc) write_exits(out, s);
+        if (!rc) gd_out_lock_exits(out, s, INT64_MAX);
         return rc;
     }
     uint32_t *idx = malloc((s->nobjs + 1) * sizeof(*idx));
@@ -232,7 +217,7 @@ static int write_locks(struct gd_out *out, const struct gd_cmd_opts *o, struct h
     for (size_t k = 0; k < n && k < (size_t)o->top; k++)
         object(out, s, k, &s->objs[idx[k]], o->holders);
     free(idx);
-    write_exits(out, s);
+    gd_out_lock_exits(out, s, INT64_MAX);
     return 0;
 }
 

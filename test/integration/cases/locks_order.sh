@@ -10,7 +10,7 @@
 # hold_lock 20 acquisitions, 20 owner changes, longest >= 2 ms, total >= 40 ms, the longest's
 # stack in play; side_lock 1 and 1. exit_held (grab_and_quit returns holding quit_lock) with
 # GOTRACE_HANG_MS=100 -> one live `gotrace: held at exit:` line naming the thread, the lock and
-# the line that took it, and `gotrace locks` lists it with that site.
+# the line that took it, and `gotrace locks` and `gotrace hangs` list it with that site.
 source "$GT_ROOT/test/integration/lib_locks.sh"
 
 prog=$(build_prog lockorder)
@@ -92,3 +92,6 @@ grep -qE "^gotrace: held at exit: thread [0-9]+ grab_and_quit exited holding mut
 "$GT_DECODER" locks "$RUN_TRACE" >"$RUN_TRACE.locks" || fail "gotrace locks failed"
 grep -qE "^  grab_and_quit \\(G[0-9]+\\) exited at .* holding mutex quit_lock, taken at grab_and_quit .*lockorder.c:$site_quit\$" "$RUN_TRACE.locks" ||
     fail "gotrace locks does not list quit_lock held at grab_and_quit's exit: $(tail -3 "$RUN_TRACE.locks")"
+"$GT_DECODER" hangs "$RUN_TRACE" >"$RUN_TRACE.hangs" || fail "gotrace hangs failed"
+grep -qE "^  grab_and_quit \\(G[0-9]+\\) exited at .* holding mutex quit_lock, taken at grab_and_quit .*lockorder.c:$site_quit\$" "$RUN_TRACE.hangs" ||
+    fail "gotrace hangs does not list quit_lock held at grab_and_quit's exit"
