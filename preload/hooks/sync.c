@@ -271,6 +271,21 @@ EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
                   REAL(pthread_rwlock_clockwrlock)(l, clk, abstime));
 }
 
+/* Not waits: hooked for lock tracking only (a lock they take is held: locktrack.h). */
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_tryrdlock)(l);
+    TAKEN(r, l, LO_READ | LO_TRY);
+    return r;
+}
+
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_trywrlock)(l);
+    TAKEN(r, l, LO_WRITE | LO_TRY);
+    return r;
+}
+
 /* A writer's unlock frees the lock; a reader's may leave other readers holding it. */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {

@@ -4,7 +4,9 @@
 # --order` lists exactly one inversion, lock_a and lock_b, whose two nested takes name first_ab
 # and second_ba at the lines of their inner pthread_mutex_lock and where the held lock was
 # taken; consistent (both threads lock_a then lock_b) -> 1 edge, 0 inversions; cycle3 (a->b,
-# b->c, c->a by three threads in turn) -> exactly one inversion, of the three locks. The same
+# b->c, c->a by three threads in turn) -> exactly one inversion, of the three locks; rwlocks
+# (rw_a read then rw_b write; rw_b by tryrdlock then rw_a write) -> one inversion whose edges
+# show the modes. The same
 # abba untracked -> no records, no inversion. With GOTRACE_LOCK_HOLDS=1: holds (ping and pong
 # take hold_lock in strict turns, 10 times each, each hold >= 2 ms of thread CPU time) ->
 # hold_lock 20 acquisitions, 20 owner changes, longest >= 2 ms, total >= 40 ms, the longest's
@@ -65,6 +67,12 @@ for l in lock_a lock_b lock_c; do
     grep -q "mutex $l " <<<"$inv " || fail "cycle3's inversion does not name $l: $inv"
 done
 assert_eq "$(grep -c ' took mutex lock_. while holding mutex lock_.' "$o")" 3 "cycle3's nested takes"
+
+order rwlocks rwlocks GOTRACE_LOCK_ORDER=1
+o=$RUN_TRACE.order
+assert_eq "$(inversions "$o")" 1 "rwlocks' inversions"
+assert_contains "$o" "took rwlock rw_b (write) while holding rwlock rw_a (read)" "rwlocks' first edge"
+assert_contains "$o" "took rwlock rw_a (write) while holding rwlock rw_b (try, read)" "rwlocks' second edge"
 
 trace_run holds GOTRACE_LOCK_HOLDS=1 -- "$prog" holds
 expect_status "lockorder holds" 0

@@ -11,6 +11,9 @@
  *               2 * ROUNDS acquisitions, each by another thread than the last (2 * ROUNDS
  *               owner changes), longest >= HOLD_MS ms; main takes side_lock once, briefly.
  *   exit_held   quitter takes quit_lock in grab_and_quit and returns holding it; main joins it.
+ *   rwlocks     read_then_write takes rw_a for reading, then rw_b for writing; then
+ *               try_then_write takes rw_b by pthread_rwlock_tryrdlock, then rw_a for writing:
+ *               one inversion, whose edges say (read) and (try, read) for the held locks.
  * Threads meet through atomics (never through a traced lock) except where said. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,6 +30,8 @@ static pthread_mutex_t lock_c = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t side_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t quit_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rw_a = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t rw_b = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_int turn;
 static volatile long work;
 
@@ -148,6 +153,30 @@ static void *grab_and_quit(void *arg)
     return NULL;
 }
 
+static void *read_then_write(void *arg)
+{
+    (void)arg;
+    pthread_rwlock_rdlock(&rw_a);
+    pthread_rwlock_wrlock(&rw_b);
+    work++;
+    pthread_rwlock_unlock(&rw_b);
+    pthread_rwlock_unlock(&rw_a);
+    atomic_store(&turn, 1);
+    return NULL;
+}
+
+static void *try_then_write(void *arg)
+{
+    (void)arg;
+    until(1);
+    if (pthread_rwlock_tryrdlock(&rw_b) != 0) return NULL; /* free: the other thread is done */
+    pthread_rwlock_wrlock(&rw_a);
+    work++;
+    pthread_rwlock_unlock(&rw_a);
+    pthread_rwlock_unlock(&rw_b);
+    return NULL;
+}
+
 static int pair(void *(*f)(void *), void *(*g)(void *), void *(*h)(void *))
 {
     pthread_t t[3];
@@ -165,6 +194,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "abba")) return pair(first_ab, second_ba, NULL);
     if (!strcmp(mode, "consistent")) return pair(first_ab, second_ab, NULL);
+    if (!strcmp(mode, "rwlocks")) return pair(read_then_write, try_then_write, NULL);
     if (!strcmp(mode, "cycle3")) return pair(ring_ab, ring_bc, ring_ca);
     if (!strcmp(mode, "holds")) {
         pthread_mutex_lock(&side_lock);
@@ -179,6 +209,6 @@ int main(int argc, char **argv)
         printf("quit_lock still held: %d\n", pthread_mutex_trylock(&quit_lock) != 0);
         return 0;
     }
-    fprintf(stderr, "usage: lockorder abba|consistent|cycle3|holds|exit_held\n");
+    fprintf(stderr, "usage: lockorder abba|consistent|cycle3|holds|exit_held|rwlocks\n");
     return 2;
 }
