@@ -50,7 +50,7 @@ if stacks_on; then
         fail "where first_ab took lock_a (line $((site_ab - 1))) is not named"
 fi
 
-order abba_off abba
+order abba_off abba GOTRACE_LOCK_ORDER=0 GOTRACE_LOCK_HOLDS=0
 assert_eq "$(inversions "$RUN_TRACE.order")" 0 "inversions of an untracked run"
 assert_contains "$RUN_TRACE.order" "no lock tracking records" "an untracked run's note"
 
