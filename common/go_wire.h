@@ -84,6 +84,14 @@ enum go_pstatus {
  * stack`. Go's tools ignore it. */
 #define GT_EXP_SYNC 7
 enum { GT_SYNC_WAIT = 1, GT_SYNC_RELEASE = 2 };
+/* Lock tracking's records (docs/locks.md section 7), written after a generation's waits and
+ * releases, so a reader that stops at a type it does not know loses none of those:
+ * an order edge (lock addr taken while lock c held) `uvarint addr's name, uvarint stack that
+ * took it, uvarint c, uvarint c's name, uvarint c's acquisition site (a stack), uvarint modes
+ * (addr's | c's << 4: 1 read, 2 write, 4 try)`; a hold statistic (cumulative since the start; m
+ * 0) `uvarint name, acquisitions, owner changes, total ticks, longest ticks, uvarint stack of
+ * the longest`; a lock held at its thread's end `uvarint name, uvarint acquisition site`. */
+enum { GT_SYNC_ORDER = 3, GT_SYNC_HOLD = 4, GT_SYNC_EXIT_HELD = 5 };
 #define GT_SYNC_HOLDER_G (1ull << 63) /* a holder that is a goroutine id (a thread not started) */
 
 #define GO_NO_THREAD ((unsigned long long)-1) /* m = 2^64-1: the M-less stream */

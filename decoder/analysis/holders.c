@@ -348,11 +348,16 @@ static int uv(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
  * and values (time, thread, then the type's own). 1 read; 0 at the end, or at a record of a
  * type this reader does not know (a newer writer: its length is unknown, so nothing after it
  * can be read) or cut short. */
-static int next_record(const uint8_t *p, size_t len, size_t *pos, uint8_t *type, uint64_t v[5])
+static int next_record(const uint8_t *p, size_t len, size_t *pos, uint8_t *type, uint64_t v[9])
 {
+    static const int nvs[] = {[GT_SYNC_WAIT] = 5,
+                              [GT_SYNC_RELEASE] = 4,
+                              [GT_SYNC_ORDER] = 9,
+                              [GT_SYNC_HOLD] = 9,
+                              [GT_SYNC_EXIT_HELD] = 5};
     if (*pos >= len) return 0;
     *type = p[(*pos)++];
-    int nv = *type == GT_SYNC_WAIT ? 5 : *type == GT_SYNC_RELEASE ? 4 : 0;
+    int nv = *type < sizeof nvs / sizeof *nvs ? nvs[*type] : 0;
     for (int k = 0; k < nv; k++)
         if (uv(p, len, pos, &v[k])) return 0;
     return nv > 0;
@@ -362,7 +367,7 @@ static int next_record(const uint8_t *p, size_t len, size_t *pos, uint8_t *type,
  * A thread's records are in its own order, so each thread's list is appended at its tail
  * (rectail), never walked. The object's address is learnt here: the generation's releases
  * name their object by address only. */
-static int keep_wait(struct hd *s, const struct gd_gen *gen, const uint64_t v[5], int64_t t)
+static int keep_wait(struct hd *s, const struct gd_gen *gen, const uint64_t v[9], int64_t t)
 {
     if (gd_grow((void **)&s->recs, &s->reccap, s->nrecs + 1, sizeof(*s->recs))) return -1;
     uint32_t ri = (uint32_t)s->nrecs++;
@@ -384,7 +389,7 @@ static int keep_wait(struct hd *s, const struct gd_gen *gen, const uint64_t v[5]
  * Releases are appended as they come (each thread's in its order, threads one after another)
  * and put in time order once the generation's are all in (sort_releases): sorting at each
  * release that came out of order made a long trace quadratic. */
-static int keep_release(struct hd *s, const struct gd_gen *gen, const uint64_t v[5], int64_t t)
+static int keep_release(struct hd *s, const struct gd_gen *gen, const uint64_t v[9], int64_t t)
 {
     uint32_t *oi = gd_hm_get(&s->addrmap, v[2]);
     if (!oi) return 0;
@@ -399,6 +404,48 @@ static int keep_release(struct hd *s, const struct gd_gen *gen, const uint64_t v
     uint32_t stk = *txt ? gd_intern(&s->a.str, txt, (uint32_t)s->a.text.len) : 0;
     o->rel[o->nrel++] = (struct hd_release){t, v[1], stk};
     return 0;
+}
+
+/* The object named by reason string id (a lock tracking record's), HD_NONE for none. */
+static uint32_t obj_of_id(struct hd *s, const struct gd_gen *gen, uint64_t id)
+{
+    uint32_t rl = 0;
+    const char *r = id ? gd_gen_str(gen, id, &rl) : NULL;
+    return r ? obj_of_reason(s, r, rl, HD_NONE) : HD_NONE;
+}
+
+/* The interned text of stack id (0: none). */
+static uint32_t stack_of_id(struct hd *s, const struct gd_gen *gen, uint64_t id)
+{
+    const char *txt = id ? gd_stack_text(gen, id, &s->a.text) : "";
+    return *txt ? gd_intern(&s->a.str, txt, (uint32_t)s->a.text.len) : 0;
+}
+
+/* Keeps a record of lock tracking (GT_SYNC_ORDER, _HOLD, _EXIT_HELD: go_wire.h) in s->lg. */
+static int keep_lock_rec(struct hd *s, const struct gd_gen *gen, uint8_t type, const uint64_t v[9])
+{
+    int64_t t = gd_ticks_to_ns(gen, v[0]);
+    uint32_t obj = obj_of_id(s, gen, v[3]);
+    if (obj == HD_NONE) return 0; /* a lock without a name: the budget was spent */
+    if (type == GT_SYNC_ORDER) {
+        uint32_t from = obj_of_id(s, gen, v[6]);
+        if (from == HD_NONE) return 0;
+        struct lg_edge e = {
+            from,           obj, stack_of_id(s, gen, v[4]), stack_of_id(s, gen, v[7]), v[1],
+            (unsigned)v[8], t};
+        return lg_add_edge(&s->lg, &e);
+    }
+    if (type == GT_SYNC_HOLD) {
+        struct lg_hold h = {obj,
+                            v[4],
+                            v[5],
+                            (int64_t)(gen->ns_per_tick * (double)v[6]),
+                            (int64_t)(gen->ns_per_tick * (double)v[7]),
+                            stack_of_id(s, gen, v[8])};
+        return lg_add_hold(&s->lg, &h);
+    }
+    struct lg_exit x = {obj, v[1], stack_of_id(s, gen, v[4]), t};
+    return lg_add_exit(&s->lg, &x);
 }
 
 /* Merges the time-ordered runs r[0, mid) and r[mid, n) into time order, stably (on equal
@@ -490,12 +537,14 @@ static int read_records(struct hd *s, const struct gd_gen *gen)
     gd_hm_clear(&s->rcache);
     s->rec_gen = gen->num;
     uint8_t type;
-    uint64_t v[5] = {0};
+    uint64_t v[9] = {0};
     for (size_t pos = 0; next_record(gen->sync, gen->nsync, &pos, &type, v);)
         if (type == GT_SYNC_WAIT && keep_wait(s, gen, v, gd_ticks_to_ns(gen, v[0]))) return -1;
     for (size_t pos = 0; next_record(gen->sync, gen->nsync, &pos, &type, v);)
         if (type == GT_SYNC_RELEASE && keep_release(s, gen, v, gd_ticks_to_ns(gen, v[0])))
             return -1;
+    for (size_t pos = 0; next_record(gen->sync, gen->nsync, &pos, &type, v);)
+        if (type >= GT_SYNC_ORDER && keep_lock_rec(s, gen, type, v)) return -1;
     for (size_t i = 0; i < s->ntouched; i++)
         if (sort_releases(&s->objs[s->touched[i]])) return -1;
     return 0;
@@ -739,6 +788,7 @@ void hd_free(struct hd *s)
     gd_hm_free(&s->freedmap);
     free(s->freed);
     gd_hm_free(&s->rcache);
+    lg_free(&s->lg);
     gd_ana_free(&s->a);
 }
 

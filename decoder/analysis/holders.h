@@ -18,6 +18,7 @@
 #define GOTRACE_DECODER_HOLDERS_H
 
 #include "analysis.h"
+#include "lockgraph.h"
 
 #define HD_NONE UINT32_MAX
 #define HD_STILL (UINT32_MAX - 1) /* an ownerless object's wait still open at the trace's end */
@@ -68,8 +69,8 @@ struct hd_obj {
     size_t nrel, relcap;    /* until read_records sorts them in) */
     size_t nsorted;
     int64_t open_min; /* the start of the earliest wait on it in progress (prune_releases) */
-    uint32_t acq_g; /* the last thread whose wait on it ended (it got the object then), at */
-    int64_t acq_t;  /* acq_t; HD_NONE: none yet */
+    uint32_t acq_g;   /* the last thread whose wait on it ended (it got the object then), at */
+    int64_t acq_t;    /* acq_t; HD_NONE: none yet */
 };
 
 /* One ended interval of a goroutine (want_intervals). */
@@ -153,6 +154,7 @@ struct hd {
     size_t iv_budget;             /* with want_intervals: at most this many kept (0: no limit), */
     size_t niv;                   /* how many are kept, */
     int iv_over;                  /* and whether there were more (then none are kept) */
+    struct lg lg;                 /* lock tracking's records (lockgraph.h), locks by object index */
     const struct gd_ana_cb *next; /* hd_chain: another analysis of the same pass */
     void *next_user;
 };

@@ -94,6 +94,10 @@ int gd_cmd_parse(int argc, char **argv, const char *allowed, const char *usage,
             o->out = argv[++i];
         } else if (!strcmp(a, "--holders") && allowed_has(allowed, "holders")) {
             o->holders = 1;
+        } else if (!strcmp(a, "--order") && allowed_has(allowed, "order")) {
+            o->order = 1;
+        } else if (!strcmp(a, "--holds") && allowed_has(allowed, "holds")) {
+            o->holds = 1;
         } else if (!strcmp(a, "--thread") && allowed_has(allowed, "thread") && i + 1 < argc) {
             o->thread = argv[++i];
         } else if (!strcmp(a, "--region") && allowed_has(allowed, "region") && i + 1 < argc) {
@@ -210,6 +214,24 @@ void gd_out_stack(struct gd_out *o, const char *text, const char *indent, unsign
         gd_out_n(o, text, n);
         gd_out_c(o, '\n');
         text += n + (e != NULL);
+    }
+}
+
+void gd_out_lock_exits(struct gd_out *out, const struct hd *s, int64_t upto)
+{
+    const struct lg *g = &s->lg;
+    size_t n = 0;
+    for (size_t i = 0; i < g->nexits; i++)
+        n += g->exits[i].t <= upto;
+    if (n) gd_out_f(out, "\nheld at thread exit: %zu\n", n);
+    for (size_t i = 0; i < g->nexits; i++) {
+        const struct lg_exit *x = &g->exits[i];
+        if (x->t > upto) continue;
+        char gn[GD_NAME_MAX], t1[32];
+        const char *site = x->site ? s->a.str.s[x->site] : "?";
+        gd_out_f(out, "  %s exited at %s holding %s, taken at %.*s\n",
+                 hd_gname(s, hd_g_of_m(s, x->m), gn), gd_fmt_dur(x->t - s->t0, t1, sizeof t1),
+                 s->a.str.s[s->objs[x->lock].name], (int)strcspn(site, "\n"), site);
     }
 }
 

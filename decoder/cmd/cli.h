@@ -19,12 +19,14 @@ struct gd_cmd_opts {
     /* locks, critical-path, hangs (holders.h): --holders; the target (--thread NAME|G<id>,
      * --region NAME, --task ID) and times (ns from the trace's start; -1 when not given). */
     int holders;
+    int order, holds; /* locks: --order (lock-order inversions), --holds (hold times) */
     const char *thread, *region;
     uint64_t task;
     int64_t from, to, at;
 };
 
 /* Parses the options shared by the commands (flags: "stacks", "top", "o", "format", "holders",
+ * "order", "holds",
  * "thread", "region", "task", "from", "to", "at" allowed as listed in allowed,
  * comma-separated). Prints usage and returns GD_EXIT_USAGE on error, 0 ok,
  * or -1 after printing help. */
@@ -44,6 +46,11 @@ struct hd;
 enum { GD_SYNC_INTERVALS = 1, GD_SYNC_HOLDERS_ONLY = 2 };
 int gd_cmd_sync_write(int argc, char **argv, const char *allowed, const char *usage, int flags,
                       int (*write)(struct gd_out *out, const struct gd_cmd_opts *o, struct hd *s));
+
+/* The locks threads held when they exited at or before upto (ns, the trace's clock), from lock
+ * tracking's records (lockgraph.h): a "held at thread exit: N" section, one line each with the
+ * thread, when, the lock and the site that took it; nothing when there are none. */
+void gd_out_lock_exits(struct gd_out *out, const struct hd *s, int64_t upto);
 
 /* The words of `hangs` and of the report's Hangs section, for thread g of report r of s
  * (hangs.h), into buf (n bytes) or a constant: gd_hang_blocked, a blocked thread as its line

@@ -23,8 +23,10 @@ static const char usage[] =
     "300ms, 20us, or ns): what each waits on, who holds it and what that holder does, since\n"
     "when, with stacks; then the deadlocks: threads each waiting for an object the next holds,\n"
     "threads waiting for a lock whose holder exited holding it, or every thread waiting without\n"
-    "a timeout for another (docs/locks.md). Exit status 0 ok (hangs or not), 1 bad trace,\n"
-    "2 bad usage, 3 input/output error.\n";
+    "a timeout for another (docs/locks.md). A trace made with GOTRACE_LOCK_ORDER=1 or\n"
+    "GOTRACE_LOCK_HOLDS=1 also lists the locks threads held when they exited, and where they\n"
+    "took them. Exit status 0 ok (hangs or not), 1 bad trace, 2 bad usage, 3 input/output\n"
+    "error.\n";
 
 /* What the write functions share: the analysis, its report at T, the output. */
 struct ctx {
@@ -125,8 +127,9 @@ static void progress(const struct ctx *c)
     for (size_t i = 0; i < r->nd; i++)
         all_in_one |= r->d[i].kind == HG_ALL_STUCK;
     if (r->all_stuck && !all_in_one) {
-        gd_out_f(c->out, "\nno thread can make progress: the %zu live threads each wait, without "
-                         "a timeout, for another\n",
+        gd_out_f(c->out,
+                 "\nno thread can make progress: the %zu live threads each wait, without "
+                 "a timeout, for another\n",
                  r->nlive);
         return;
     }
@@ -163,6 +166,7 @@ static int write_hangs(struct gd_out *out, const struct gd_cmd_opts *o, struct h
         deadlock(&c, &r.d[i]);
     blocked(&c);
     progress(&c);
+    gd_out_lock_exits(out, s, at); /* lock tracking's (docs/locks.md section 7) */
     gd_out_f(out, "\n%zu deadlock%s\n", r.nd, r.nd == 1 ? "" : "s");
     hg_free(&r);
     return 0;

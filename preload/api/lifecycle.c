@@ -19,6 +19,7 @@
 #include "flusher.h"
 #include "hang.h"
 #include "intern.h"
+#include "lockorder.h"
 #include "log.h"
 #include "modules.h"
 #include "output.h"
@@ -302,6 +303,8 @@ void tr_init(void)
     thread_publish_layout();
     modules_record();
     tr_reasons_init();
+    lo_init(cfg.lock_order, cfg.lock_holds, tr_reason_id(GT_R_MUTEX),
+            tr_reason_id(GT_R_RWLOCK_WRITE));
     symcache_dir(cfg.symcache); /* read at the first symbolization, on the flusher */
     /* GOTRACE_HANG_MS (flush/hang.h): before the flusher */
     hang_init(cfg.hang_ms, tr_tracer_log, sigown_program_catches);
@@ -442,9 +445,21 @@ int tr_flight_dump(void)
     return r;
 }
 
+/* Says once, at the end, what lock tracking could not keep (lockorder.h). */
+static void lock_tracking_losses(void)
+{
+    uint64_t held, edges, locks;
+    lo_lost(&held, &edges, &locks);
+    if (held || edges || locks)
+        gt_log("lock tracking: not kept: %llu locks held beyond 16 by one thread, %llu lock-order "
+               "edges (table full), %llu locks' hold times (table full)",
+               (unsigned long long)held, (unsigned long long)edges, (unsigned long long)locks);
+}
+
 void tr_shutdown(void)
 {
     if (!may_flush()) return;
+    if (lo__on) lock_tracking_losses();
     uint64_t t0 = selfcost_begin();
     as_tracer(flusher_final);
     selfcost_end(SC_FINAL, t0, 1);

@@ -12,6 +12,7 @@
 #include "cpuprof.h"
 #include "invariant.h"
 #include "hang.h"
+#include "locktrack.h"
 #include "log.h"
 #include "plainlock.h"
 #include "regions.h"
@@ -39,6 +40,11 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_LOCK] = "sync: omp lock",
 };
 static uint64_t reason_ids[GT_R_COUNT];
+
+uint64_t tr_reason_id(enum gt_reason r)
+{
+    return reason_ids[r];
+}
 /* What a wait on an object is to the hang check (hang.h HANG_*). */
 static const uint8_t hang_kinds[GT_R_COUNT] = {
     [GT_R_JOIN] = HANG_JOIN,          [GT_R_MUTEX] = HANG_MUTEX,
@@ -360,6 +366,7 @@ GOTRACE_API_FN int tr_exit_begin(struct gt_thread *t, int returned, uint64_t *st
     if (t->depth || atomic_load(&t->exited) || !atomic_load(&t->p)) return 0;
     struct call c = acquire(t); /* never released: the thread is done */
     cpuprof_thread_exit(t);
+    if (lo__on) tr_lock_exit(t); /* the locks it still holds (locktrack.h) */
     *stk = returned ? 0 : stack_capture(t->stk.memo);
     if (stack_enabled() && stack_depth(*stk) == 0 && t->start) /* returned from its routine */
         *stk = stack_routine((void *)t->start);

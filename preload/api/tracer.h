@@ -51,6 +51,8 @@ enum gt_reason {
     GT_R_UNTIMED = 0x100
 };
 void tr_reasons_init(void);
+/* The string id of reason r's generic text ("sync: mutex"), once tr_reasons_init ran. */
+uint64_t tr_reason_id(enum gt_reason r);
 
 /* The calling thread's record, whatever its state (NULL if it has none). */
 static inline struct gt_thread *tr_self(void)

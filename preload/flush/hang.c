@@ -7,6 +7,7 @@
 #include "hang.h"
 
 #include "clock.h"
+#include "lockorder.h"
 #include "log.h"
 #include "output.h"
 #include "stack.h"
@@ -578,12 +579,26 @@ static void report_held(long i)
     if (H.log) H.log("gotrace.held_at_exit", text);
 }
 
+/* A lock a thread held when it ended (lock tracking, lockorder.h), with where it took it. */
+static void report_exit_held(void *ctx, const struct lo_exit *e)
+{
+    char text[1024], th[300], obj[600], site[300];
+    thread_text(e->tid, e->name_str, (void *(*)(void *))e->start, th, sizeof th);
+    frame_text(e->pc, site, sizeof site);
+    snprintf(text, sizeof text, "%s exited holding %s, taken at %s", th,
+             obj_text(e->obj, obj, sizeof obj), site);
+    gt_log("held at exit: %s", text);
+    if (H.log) H.log("gotrace.held_at_exit", text);
+    *(int *)ctx = 1;
+}
+
 int hang_round(void)
 {
     if (!H.ms) return 0;
     uint64_t now = gt_now();
     int reported = 0;
     output_lock();
+    lo_exits_drain(report_exit_held, &reported);
     N.n = 0;
     N.partial = 0;
     thread_foreach(collect, NULL);

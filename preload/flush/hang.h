@@ -25,7 +25,9 @@
  * as a log event "gotrace.deadlock" in the trace. A thread that exited holding a lock that a
  * thread waits on is reported once per lock, within half a period of its exit (or of the first
  * wait on the lock after it), whatever the wait: "gotrace: held at exit: ...", a log event
- * "gotrace.held_at_exit". The caller then ends the generation so that the events are written.
+ * "gotrace.held_at_exit". With lock tracking on (lockorder.h), every lock a thread still held
+ * when it ended is reported too, once, with where it was taken, waited on or not. The caller
+ * then ends the generation so that the events are written.
  * Nothing else changes: the program is not stopped.
  * Invariants: runs on the flusher thread only, under the output lock (symbolization is the
  * flusher's); reads thread records without changing them but hang_seen, and the program's

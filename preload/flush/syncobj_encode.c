@@ -4,6 +4,7 @@
 
 #include "event.h"
 #include "go_wire.h"
+#include "lockorder.h"
 #include "pages.h"
 #include "stack.h"
 #include "strtab.h"
@@ -80,30 +81,70 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
     return n + name_of(addr, buf + n, cap - (size_t)n);
 }
 
+/* The batch being filled (one generation's records at a time: the flusher's alone). */
+static struct {
+    struct gt_bytes *out;
+    uint64_t fg;
+    size_t len;
+    uint8_t payload[GO_MAX_BATCH_PAYLOAD];
+} B GT_BIG;
+
+/* Writes the batch filled so far, if any. */
+static void batch_flush(void)
+{
+    if (!B.len) return;
+    enc_put(B.out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
+    enc_uv(B.out, B.fg);
+    enc_uv(B.out, GO_NO_THREAD);
+    enc_uv(B.out, 0);
+    enc_uv(B.out, B.len);
+    enc_put(B.out, B.payload, B.len);
+    B.len = 0;
+}
+
+/* Appends one record: type, then n values. */
+static void put(uint8_t type, const uint64_t *v, int n)
+{
+    if (B.len + (size_t)(n + 1) * GO_MAX_UVARINT_LEN > sizeof B.payload) batch_flush();
+    B.payload[B.len++] = type;
+    for (int k = 0; k < n; k++)
+        B.len = (size_t)(ev_put_uvarint(B.payload + B.len, v[k]) - B.payload);
+}
+
+/* The values a record of type holds (go_wire.h). */
+static int nvalues(uint8_t type)
+{
+    return type == GT_SYNC_ORDER ? 9 : type == GT_SYNC_RELEASE ? 4 : 5;
+}
+
+/* A hold statistic of lockorder.h as a GT_SYNC_HOLD record, timed ts. */
+static void put_hold(void *ctx, const uint64_t h[7])
+{
+    uint64_t ts = *(const uint64_t *)ctx;
+    const uint64_t v[9] = {ts, 0, h[0], h[1], h[2], h[3], h[4], h[5], h[6]};
+    put(GT_SYNC_HOLD, v, 9);
+}
+
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
 {
     unsigned n;
     const struct so_rec *recs = so_records(gen, &n);
-    static uint8_t payload[GO_MAX_BATCH_PAYLOAD] GT_BIG;
-    size_t len = 0;
-    for (unsigned i = 0; i <= n; i++) {
-        if (i == n || len + 7 * GO_MAX_UVARINT_LEN > sizeof payload) { /* flush the batch */
-            if (len) {
-                enc_put(out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
-                enc_uv(out, fg);
-                enc_uv(out, GO_NO_THREAD);
-                enc_uv(out, 0);
-                enc_uv(out, len);
-                enc_put(out, payload, len);
-            }
-            len = 0;
-            if (i == n) break;
+    B.out = out;
+    B.fg = fg;
+    B.len = 0;
+    for (int pass = 0; pass < 2; pass++) /* waits and releases first: go_wire.h */
+        for (unsigned i = 0; i < n; i++) {
+            const struct so_rec *r = &recs[i];
+            int ext = r->type != GT_SYNC_WAIT && r->type != GT_SYNC_RELEASE;
+            if (ext != pass) continue;
+            const uint64_t v[9] = {r->ts,   r->m,    r->addr, r->a,   r->b,
+                                   r->v[0], r->v[1], r->v[2], r->v[3]};
+            put(r->type, v, nvalues(r->type));
         }
-        const struct so_rec *r = &recs[i];
-        payload[len++] = r->type;
-        const uint64_t v[5] = {r->ts, r->m, r->addr, r->a, r->b};
-        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4); k++)
-            len = (size_t)(ev_put_uvarint(payload + len, v[k]) - payload);
+    if (lo__on & LO_HOLDS) {
+        uint64_t ts = gt_now();
+        lo_foreach_changed(gen, put_hold, &ts);
     }
+    batch_flush();
     so_drop_records(gen);
 }

@@ -1,7 +1,9 @@
 /* syncobj_encode.h: the flusher's side of the sync objects (writer/syncobj.h keeps the object
  * table and the records, docs/locks.md): the text that replaces an object's placeholder reason
  * in a generation's string table, and a generation's holder and release records as gotrace's
- * experimental batches (GT_EXP_SYNC, go_wire.h), which Go's tools ignore.
+ * experimental batches (GT_EXP_SYNC, go_wire.h), which Go's tools ignore, with lock tracking's
+ * records (lockorder.h: order edges, locks held at exit, the hold statistics that changed) after
+ * the waits and releases.
  * Invariants: flusher only (it symbolizes and reads DWARF); an object's static name is looked
  * up once, until so_forget_names; a text never passes the caller's buffer; a generation's
  * records are written once, then forgotten. */

@@ -14,6 +14,7 @@
  * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
 #include "clock.h"
 #include "hooks.h"
+#include "locktrack.h"
 #include "plainlock.h"
 #include "real.h"
 #include "stack.h"
@@ -43,15 +44,34 @@ static int time_ok(const struct timespec *t)
     return t->tv_nsec >= 0 && t->tv_nsec < 1000000000L;
 }
 
+/* Lock tracking (locktrack.h), when on: key taken in mode by the hook's caller, once r says
+ * it was (0); the edges to key before a wait for it. */
+#define TAKEN(r, key, mode)                                                                        \
+    do {                                                                                           \
+        if (LOCK_ON() && (r) == 0)                                                                 \
+            tr_lock_taken((key), (mode), (uintptr_t)__builtin_return_address(0));                  \
+    } while (0)
+#define WANTED(key, mode)                                                                          \
+    do {                                                                                           \
+        if (LOCK_ON()) tr_lock_wanted((key), (mode));                                              \
+    } while (0)
+
 /* Body of a hook of a lock that may wait (mutexes, rwlocks): when ok (an expression of self:
  * the call would not fail at once), try first; block only if the try reports EBUSY, on key
- * held by holder (a TID read once the try failed, 0 unknown). */
-#define TRY_THEN_WAIT(ok, key, reason, holder, try_call, call)                                     \
+ * held by holder (a TID read once the try failed, 0 unknown). The take is tracked in mode
+ * (LO_*, locktrack.h). */
+#define TRY_THEN_WAIT(ok, key, mode, reason, holder, try_call, call)                               \
     struct gt_thread *self = tr_current();                                                         \
     if (!self || !(ok)) return call;                                                               \
     int r = try_call;                                                                              \
-    if (r != EBUSY) return r;                                                                      \
-    return WAIT_ON(self, key, reason, holder, call)
+    if (r != EBUSY) {                                                                              \
+        TAKEN(r, key, mode);                                                                       \
+        return r;                                                                                  \
+    }                                                                                              \
+    WANTED(key, mode);                                                                             \
+    r = WAIT_ON(self, key, reason, holder, call);                                                  \
+    TAKEN(r, key, (mode) | LO_NOEDGE);                                                             \
+    return r
 
 /* The thread holding m (glibc's owner TID; 0 for none or a shared mutex's foreign owner). */
 #define MUTEX_HOLDER(m) (__atomic_load_n(&(m)->__data.__owner, __ATOMIC_RELAXED))
@@ -105,8 +125,13 @@ static inline __attribute__((always_inline)) int mutex_try(pthread_mutex_t *m)
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     int r = mutex_try(m);
-    if (__builtin_expect(r != EBUSY, 1)) return r;
+    if (__builtin_expect(r != EBUSY, 1)) {
+        TAKEN(r, m, LO_MUTEX);
+        return r;
+    }
+    WANTED(m, LO_MUTEX);
     r = mutex_lock_wait(m);
+    TAKEN(r, m, LO_MUTEX | LO_NOEDGE);
     KEEP_FRAME(r);
     return r;
 }
@@ -115,13 +140,15 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
  * the lone thread takes a default mutex as glibc would untraced. */
 EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    return mutex_try(m);
+    int r = mutex_try(m);
+    TAKEN(r, m, LO_MUTEX | LO_TRY);
+    return r;
 }
 
 EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
     (void)plainlock_self(); /* a thread's first touch of a mutex, traced or not */
-    TRY_THEN_WAIT(mutex_waits(m, self), m, GT_R_MUTEX, MUTEX_HOLDER(m), mutex_try(m),
+    TRY_THEN_WAIT(mutex_waits(m, self), m, LO_MUTEX, GT_R_MUTEX, MUTEX_HOLDER(m), mutex_try(m),
                   REAL(pthread_mutex_timedlock)(m, abstime));
 }
 
@@ -129,7 +156,7 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
                                    const struct timespec *abstime)
 {
     (void)plainlock_self();
-    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, GT_R_MUTEX, MUTEX_HOLDER(m),
+    TRY_THEN_WAIT(clock_ok(clk) && mutex_waits(m, self), m, LO_MUTEX, GT_R_MUTEX, MUTEX_HOLDER(m),
                   mutex_try(m), REAL(pthread_mutex_clocklock)(m, clk, abstime));
 }
 
@@ -178,6 +205,7 @@ EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
  * (one more load), then a tail call. */
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+    if (LOCK_ON()) tr_lock_dropped(m);
     if (plainlock_unlock(m) == 0) return 0;
     if (__builtin_expect(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) !=
                                  LLL_HELD_UNCONTENDED &&
@@ -201,47 +229,67 @@ static int writer_of(const pthread_rwlock_t *l, struct gt_thread *self)
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_READ | GT_R_UNTIMED, RWLOCK_WRITER(l),
-                  REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_rdlock)(l));
+    TRY_THEN_WAIT(!writer_of(l, self), l, LO_READ, GT_R_RWLOCK_READ | GT_R_UNTIMED,
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_rdlock)(l));
 }
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-    TRY_THEN_WAIT(!writer_of(l, self), l, GT_R_RWLOCK_WRITE | GT_R_UNTIMED, RWLOCK_WRITER(l),
-                  REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_wrlock)(l));
+    TRY_THEN_WAIT(!writer_of(l, self), l, LO_WRITE, GT_R_RWLOCK_WRITE | GT_R_UNTIMED,
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_wrlock)(l));
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ, RWLOCK_WRITER(l),
-                  REAL(pthread_rwlock_tryrdlock)(l), REAL(pthread_rwlock_timedrdlock)(l, abstime));
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, LO_READ, GT_R_RWLOCK_READ,
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_tryrdlock)(l),
+                  REAL(pthread_rwlock_timedrdlock)(l, abstime));
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE, RWLOCK_WRITER(l),
-                  REAL(pthread_rwlock_trywrlock)(l), REAL(pthread_rwlock_timedwrlock)(l, abstime));
+    TRY_THEN_WAIT(time_ok(abstime) && !writer_of(l, self), l, LO_WRITE, GT_R_RWLOCK_WRITE,
+                  RWLOCK_WRITER(l), REAL(pthread_rwlock_trywrlock)(l),
+                  REAL(pthread_rwlock_timedwrlock)(l, abstime));
 }
 
 EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
                                       const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_READ,
-                  RWLOCK_WRITER(l), REAL(pthread_rwlock_tryrdlock)(l),
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, LO_READ,
+                  GT_R_RWLOCK_READ, RWLOCK_WRITER(l), REAL(pthread_rwlock_tryrdlock)(l),
                   REAL(pthread_rwlock_clockrdlock)(l, clk, abstime));
 }
 
 EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
                                       const struct timespec *abstime)
 {
-    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, GT_R_RWLOCK_WRITE,
-                  RWLOCK_WRITER(l), REAL(pthread_rwlock_trywrlock)(l),
+    TRY_THEN_WAIT(clock_ok(clk) && time_ok(abstime) && !writer_of(l, self), l, LO_WRITE,
+                  GT_R_RWLOCK_WRITE, RWLOCK_WRITER(l), REAL(pthread_rwlock_trywrlock)(l),
                   REAL(pthread_rwlock_clockwrlock)(l, clk, abstime));
+}
+
+/* Not waits: hooked for lock tracking only (a lock they take is held: locktrack.h). */
+EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_tryrdlock)(l);
+    TAKEN(r, l, LO_READ | LO_TRY);
+    return r;
+}
+
+EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+    int r = REAL(pthread_rwlock_trywrlock)(l);
+    TAKEN(r, l, LO_WRITE | LO_TRY);
+    return r;
 }
 
 /* A writer's unlock frees the lock; a reader's may leave other readers holding it. */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
+    if (LOCK_ON()) tr_lock_dropped(l);
     struct gt_thread *self = tr_current();
     return RELEASE(self, writer_of(l, self), l, REAL(pthread_rwlock_unlock)(l));
 }
@@ -264,7 +312,12 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
         waitq_released(m, self, 0, gt_now_early());                                                \
         WAKE_IF(self, m, 1);                                                                       \
     }                                                                                              \
-    return WAIT_AS(self, c, reason, call)
+    int holds_ =                                                                                   \
+        LOCK_ON() && (lo__on & LO_HOLDS); /* the wait ends a hold, its return starts one */        \
+    if (holds_) tr_lock_dropped(m);                                                                \
+    int r_ = WAIT_AS(self, c, reason, call);                                                       \
+    if (holds_) tr_lock_taken(m, LO_MUTEX | LO_NOEDGE, (uintptr_t)__builtin_return_address(0));    \
+    return r_
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {

@@ -40,6 +40,8 @@ void config_defaults(struct gt_config *c)
     c->live = 1;
     c->flight_at_exit = 0;
     c->hang_ms = 0;
+    c->lock_order = 0;
+    c->lock_holds = 0;
 }
 
 /* Copies at most SHOWN_VALUE_MAX bytes of v into out, non-printable bytes as '?', "..." if
@@ -204,6 +206,8 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     parse_bool(getenv_fn, warn, "GOTRACE_TSC", &c->tsc);
     parse_bool(getenv_fn, warn, "GOTRACE_DEBUG", &c->debug);
     parse_bool(getenv_fn, warn, "GOTRACE_DISABLE", &c->disable);
+    parse_bool(getenv_fn, warn, "GOTRACE_LOCK_ORDER", &c->lock_order);
+    parse_bool(getenv_fn, warn, "GOTRACE_LOCK_HOLDS", &c->lock_holds);
     parse_mode(getenv_fn, warn, c);
     parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_S", 1, 3600, &c->flight_s);
     parse_range(getenv_fn, warn, "GOTRACE_FLIGHT_MB", 1, 4096, &c->flight_mb);

@@ -35,6 +35,8 @@ struct gt_config {
                                       so a killed run can be recovered (util/arena.h); 0 = off */
     uint32_t hang_ms;              /* GOTRACE_HANG_MS: report threads stuck this long in a
                                       deadlock (flush/hang.h), default 0 (off), 0..3600000 */
+    int lock_order;                /* GOTRACE_LOCK_ORDER, default 0: 1 = record lock order */
+    int lock_holds;                /* GOTRACE_LOCK_HOLDS, default 0: 1 = time every lock hold */
     char out_pattern[GT_PATH_MAX]; /* GOTRACE_OUT, default "gotrace.%p.trace" */
     char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default
                                       $XDG_CACHE_HOME/gotrace or $HOME/.cache/gotrace; "" = off

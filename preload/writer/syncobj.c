@@ -125,13 +125,15 @@ uint64_t so_reason_slow(uint64_t base, const void *addr, uint64_t stk)
     return id;
 }
 
-static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t a, uint64_t b)
+/* Claims and fills a record; NULL when the table is full (dropped). */
+static struct so_rec *record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t a,
+                             uint64_t b)
 {
     unsigned par = (unsigned)(w->gen & 1);
     unsigned i = atomic_fetch_add_explicit(&rings[par].n, 1, memory_order_relaxed);
     if (i == RING / 2 && !atomic_exchange(&rings[par].kicked, 1))
         state_kick(); /* half full: end this generation soon */
-    if (i >= RING) return;
+    if (i >= RING) return NULL;
     struct so_rec *r = &recs[par][i];
     r->type = type;
     r->ts = w->ts ? w->ts : gt_now();
@@ -139,6 +141,7 @@ static void record(struct gt_writer *w, uint8_t type, const void *addr, uint64_t
     r->addr = (uint64_t)(uintptr_t)addr;
     r->a = a;
     r->b = b;
+    return r;
 }
 
 void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int64_t holder)
@@ -147,6 +150,12 @@ void so_record_wait(struct gt_writer *w, uint64_t reason, const void *addr, int6
                  : holder < 0 ? GT_SYNC_HOLDER_G | (uint64_t)-holder
                               : 0;
     record(w, GT_SYNC_WAIT, addr, reason, h);
+}
+
+void so_record_ext(struct gt_writer *w, uint8_t type, const void *addr, const uint64_t v[6])
+{
+    struct so_rec *r = record(w, type, addr, v[0], v[1]);
+    if (r) memcpy(r->v, v + 2, sizeof r->v);
 }
 
 void so_record_release(struct gt_writer *w, const void *addr, uint64_t stk)

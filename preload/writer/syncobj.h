@@ -61,11 +61,14 @@ struct so_object {
 };
 struct so_object so_object_at(uintptr_t addr);
 void so_set_name(uintptr_t addr, uint64_t name);
-/* A holder or release record (type GT_SYNC_WAIT or GT_SYNC_RELEASE, go_wire.h): time, thread,
- * object, then reason and holder (a wait) or stack (a release). */
+/* A record of lock tracking (GT_SYNC_ORDER, GT_SYNC_EXIT_HELD: lockorder.h), with v its
+ * values after the object (as many as go_wire.h says for the type). */
+void so_record_ext(struct gt_writer *w, uint8_t type, const void *addr, const uint64_t v[6]);
+/* A record (type GT_SYNC_*, go_wire.h): time, thread, object, then for a wait reason and
+ * holder, for a release stack, for lock tracking's v[0..5] (a, b, v[2..5]). */
 struct so_rec {
     uint8_t type;
-    uint64_t ts, m, addr, a, b;
+    uint64_t ts, m, addr, a, b, v[4];
 };
 /* Flusher: generation gen's records in the order claimed, *n of them (those beyond the table's
  * room were dropped); so_drop_records forgets them once written. */

@@ -86,6 +86,8 @@ static void expect_defaults(const struct gt_config *c)
     cr_assert_eq(c->tsc, 1);
     cr_assert_eq(c->debug, 0);
     cr_assert_eq(c->disable, 0);
+    cr_assert_eq(c->lock_order, 0);
+    cr_assert_eq(c->lock_holds, 0);
 }
 
 Test(config, defaults_function)
@@ -270,6 +272,8 @@ static const struct bool_var bool_vars[] = {
     {"GOTRACE_DEBUG", 0, offsetof(struct gt_config, debug)},
     {"GOTRACE_DISABLE", 0, offsetof(struct gt_config, disable)},
     {"GOTRACE_FLIGHT_AT_EXIT", 0, offsetof(struct gt_config, flight_at_exit)},
+    {"GOTRACE_LOCK_ORDER", 0, offsetof(struct gt_config, lock_order)},
+    {"GOTRACE_LOCK_HOLDS", 0, offsetof(struct gt_config, lock_holds)},
 };
 
 static int bool_of(const struct gt_config *c, const struct bool_var *v)
