@@ -22,8 +22,9 @@
 #define HD_NONE UINT32_MAX
 #define HD_STILL (UINT32_MAX - 1) /* an ownerless object's wait still open at the trace's end */
 
-/* Object kinds: what ends a wait on it (hd_kind_of). */
-enum { HD_LOCK, HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER };
+/* Object kinds: what ends a wait on it (hd_kind_of). HD_FUTEX: a futex word not known to be a
+ * lock's (a C++20 wait, a Rust thread parker, a raw futex): whoever woke the wait. */
+enum { HD_LOCK, HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER, HD_FUTEX };
 
 struct hd_release {
     int64_t t;
@@ -68,8 +69,8 @@ struct hd_obj {
     size_t nrel, relcap;    /* until read_records sorts them in) */
     size_t nsorted;
     int64_t open_min; /* the start of the earliest wait on it in progress (prune_releases) */
-    uint32_t acq_g; /* the last thread whose wait on it ended (it got the object then), at */
-    int64_t acq_t;  /* acq_t; HD_NONE: none yet */
+    uint32_t acq_g;   /* the last thread whose wait on it ended (it got the object then), at */
+    int64_t acq_t;    /* acq_t; HD_NONE: none yet */
 };
 
 /* One ended interval of a goroutine (want_intervals). */
@@ -206,11 +207,11 @@ const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
 /* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
 int hd_parse_time(const char *text, int64_t *ns);
 /* The kind of the object named name (or of the wait with that reason, "sync: " first):
- * HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER ("barrier", "omp barrier"), else HD_LOCK. */
+ * HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER ("barrier", "omp barrier"), HD_FUTEX, else HD_LOCK. */
 uint8_t hd_kind_of(const char *name);
 /* A kind's words for who a share names: "held by", "signalled by", "posted by", "arrived
- * last" (contention's list), and for the stack of its release or wake-up: "released",
- * "signalled", "posted", "arrived". */
+ * last", "woken by" (contention's list), and for the stack of its release or wake-up:
+ * "released", "signalled", "posted", "arrived", "woke it". */
 const char *hd_kind_by(uint8_t kind);
 const char *hd_kind_at(uint8_t kind);
 /* Share g of an object of kind as a name into buf (GD_NAME_MAX): the thread's (hd_gname), or
@@ -218,7 +219,8 @@ const char *hd_kind_at(uint8_t kind);
  * HD_NONE), "(still waiting at trace end)" (HD_STILL). */
 const char *hd_who(const struct hd *s, uint8_t kind, uint32_t g, char *buf);
 /* The same as a phrase into buf (n bytes): "held by NAME", "signalled by NAME", "posted by
- * NAME", "NAME arrived last", or the pseudo-name alone; with_id as gd_ana_name's. */
+ * NAME", "NAME arrived last", "woken by NAME", or the pseudo-name alone; with_id as
+ * gd_ana_name's. */
 const char *hd_phrase(const struct hd *s, uint8_t kind, uint32_t g, int with_id, char *buf,
                       size_t n);
 /* The function a stack text (stacktext.h) names: its first frame outside the pthread and

@@ -17,7 +17,10 @@
  * parallelism can mix their counts (waiters then unblock themselves, unattributed). Critical
  * sections have no try: a section is a wait when the hooks' own count says it is held (taken
  * after the real start returns, given back before the real end), so a wait that begins while
- * the holder is between the real call and the count is missed. */
+ * the holder is between the real call and the count is missed. A section's or lock's release
+ * while threads wait on it (queued on its key) writes a release record (tr_released) before the
+ * real release: the decoder blames their waits on the releaser (their holder); the releases of
+ * a section no thread waits on cost one lock-free look. */
 #include "hooks.h"
 
 #include "log.h"
@@ -61,10 +64,11 @@ typedef int (*int_fn)(void);
 /* Keeps the hook's frame around the call: no tail call. */
 #define KEEP_FRAME() __asm__ volatile("" ::: "memory")
 
-/* call as a wait queued on key, whose reason names no object (the key is the tracer's own). */
+/* call as a wait queued on key, whose reason names no object (the key is the tracer's own: it
+ * only matches the releases recorded at it). */
 #define WAIT_UNNAMED(self, key, reason, call)                                                      \
-    WAIT_WITH(self, tr_block((self), (reason)), waitq_add_unnumbered((key), (self)),               \
-              waitq_remove(self), call)
+    WAIT_WITH(self, tr_block_on((self), (reason) | GT_R_UNNAMED, (key), 0),                        \
+              waitq_add_unnumbered((key), (self)), waitq_remove(self), call)
 
 /* ---- barriers ---- */
 
@@ -137,12 +141,17 @@ static atomic_int *held_of(void *key)
         KEEP_FRAME();                                                                              \
     } while (0)
 
-/* call, a release of key: the sole waiter queued is woken by this thread, just before it (the
+/* call, a release of key: with threads queued on key, a release record (the decoder's blame of
+ * their waits on this thread) and the sole waiter woken by this thread, just before it (the
  * runtimes' waiters spin before they sleep: woken after it, one would often get there first). */
 #define WAKING_RELEASE(key, call)                                                                  \
     do {                                                                                           \
-        struct gt_thread *self_ = waitq_has_waiters(key) ? tr_current() : NULL;                    \
-        if (self_) WAKE_IF(self_, (key), 1);                                                       \
+        struct gt_thread *self_ = waitq_queued(key) ? tr_current() : NULL;                         \
+        if (self_) {                                                                               \
+            uint64_t stk_ = tr_stack();                                                            \
+            tr_released(self_, (key), stk_);                                                       \
+            waitq_wake_if((key), self_, stk_, 1);                                                  \
+        }                                                                                          \
         call;                                                                                      \
         KEEP_FRAME();                                                                              \
     } while (0)
