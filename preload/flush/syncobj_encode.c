@@ -44,10 +44,11 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
 
 /* Whether function fn belongs to a language's runtime library that a wait passes through
  * before the program's own code: Rust's std, core and alloc, C++'s std (also as an impl's type,
- * "<std::sys::sync::mutex::futex::Mutex>::lock"). */
+ * "<std::sys::sync::mutex::futex::Mutex>::lock") and libstdc++'s gthreads wrappers
+ * (__gthread_mutex_lock, inlined in std::mutex::lock). */
 static int runtime_fn(const char *fn)
 {
-    static const char *const libs[] = {"std::", "core::", "alloc::"};
+    static const char *const libs[] = {"std::", "core::", "alloc::", "__gthread_"};
     fn += fn[0] == '<';
     for (size_t k = 0; k < sizeof libs / sizeof *libs; k++)
         if (!strncmp(fn, libs[k], strlen(libs[k]))) return 1;

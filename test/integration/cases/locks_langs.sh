@@ -11,7 +11,9 @@
 # as the program needs): an unnamed critical section, 6 waits of at least 30 ms, held by
 # crit_holder for at least 95 % of their total and in all 6 (the waiter that gets it first
 # holds it a few microseconds while the other waits). Each run's output as untraced; every
-# trace valid.
+# trace valid. cxx_locks (progs/cxx_locks.cc): a std::mutex in a heap object, held by bank_holder
+# while the waiter waits in wait_bank: named "mutex 0x... first waited in wait_bank(Bank*)
+# (cxx_locks.cc:L)" (not libstdc++'s __gthread_mutex_lock), held by bank_holder.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 source "$GT_ROOT/test/integration/lib_locks.sh"
 
@@ -69,6 +71,17 @@ else
     else
         skip_part "rust_locks: names and holders need stacks (GOTRACE_STACKS=0)"
     fi
+fi
+
+# A C++ std::mutex, named by the program's line, not by libstdc++'s inlined wrappers.
+bin=$(build_prog cxx_locks)
+run_both cxx "$bin"
+tr=$RUN_TRACE
+if stacks_on; then
+    l=$(src_line cxx_locks.cc "cxx_locks: the known wait")
+    m=$(obj_named "$tr" "mutex 0x[0-9a-f]+ first waited in wait_bank\(Bank\*\) \(cxx_locks.cc:$l\)")
+    [ -n "$m" ] || fail "no mutex named by wait_bank's line $l: $(grep '^#' "$tr.locks")"
+    assert_eq "$(enders "$tr" "$m" | sed 's/ (G.*//')" "held by bank_holder" "the bank's holders"
 fi
 
 ran=0
