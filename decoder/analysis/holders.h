@@ -8,9 +8,11 @@
  * Blame: a wait [s, e] on an object goes to whoever held it: each release record of the object
  * inside the wait ends a part held by the releaser, the rest after the last release goes to the
  * last releaser (the hand-off), and a wait with no release inside to its holder at block time
- * (else "(unknown)"). Nothing holds a condvar, a semaphore or a barrier (the kind, from the
- * name): a wait on one goes whole to whoever ended it, the thread that signalled, posted or
- * arrived last (the waker), else to "ended itself" or "still waiting" (HD_NONE, HD_STILL).
+ * (else "(unknown)"). Nothing holds a condvar, a semaphore, a barrier or a futex word not
+ * known to be a lock's (the kind, from the name): a wait on one goes whole to whoever ended it,
+ * the thread that signalled, posted, arrived last or woke it (the waker), else to "ended
+ * itself" or "still waiting" (HD_NONE, HD_STILL). A run of releases by one holder inside a wait
+ * counts as one of its waits.
  * Invariants: every Waiting interval with a sync reason counts once in one object; a wait's
  * blamed parts sum to its length; memory grows with objects, holders, waiting sites, release
  * records, and (only with want_intervals, for the critical path) with intervals. */
