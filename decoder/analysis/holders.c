@@ -18,11 +18,12 @@
  *   generation already read but not believed. After a release, the thread whose wait on the
  *   object ended next got it: each object keeps its last such acquisition (enough when T is
  *   the end of what was fed, as for `hangs --at`), the intervals the others.
- * - An object's kind (hd_kind_of) is read from its name's start: a condvar, semaphore or
- *   barrier has no holder, so neither its waits' holder at block time nor releases at its
- *   address count (a reused address could bring some); a wait on one goes to whoever ended it
- *   (gd_ana_g.ended_by, given with the slice). A lock wait that ended itself (GD_WAKER_SELF)
- *   after a release inside it is noted by site and last releaser (freed: contention).
+ * - An object's kind (hd_kind_of) is read from its name's start: a condvar, semaphore,
+ *   barrier or futex word not known to be a lock's has no holder, so neither its waits' holder
+ *   at block time nor releases at its address count (a reused address could bring some); a
+ *   wait on one goes to whoever ended it (gd_ana_g.ended_by, given with the slice). A lock wait
+ *   that ended itself (GD_WAKER_SELF) after a release inside it is noted by site and last
+ *   releaser (freed: contention).
  * - With holders_only (summary, contention, export), nothing is followed before the trace's
  *   first records: a wait then can have no holder, and every generation states its running
  *   threads (GoStatus with their M) before its records, so nothing is lost by starting late.
@@ -322,16 +323,18 @@ static void wait_ended(struct hd *s, uint32_t oi, const struct hd_g *x, const st
         f->ns += d;
     }
     int64_t prev = start;
+    uint32_t prev_g = HD_NONE;
+    int counted = 0;
     for (size_t i = first; i < last; i++) {
-        int counted = 0;
+        uint32_t rg = hd_g_of_m(s, o->rel[i].m);
+        if (i == first || rg != prev_g) /* one release after another by one holder: one wait */
+            counted = 0;
         int64_t part = o->rel[i].t - prev + (i + 1 == last ? end - o->rel[i].t : 0);
-        blame(s, o, site, gkey, hd_g_of_m(s, o->rel[i].m), o->rel[i].stack, part, &counted);
+        blame(s, o, site, gkey, rg, o->rel[i].stack, part, &counted);
         prev = o->rel[i].t;
+        prev_g = rg;
     }
-    if (first == last) {
-        int counted = 0;
-        blame(s, o, site, gkey, x->holder, 0, d, &counted);
-    }
+    if (first == last) blame(s, o, site, gkey, x->holder, 0, d, &counted);
 }
 
 /* ---- records ---- */
@@ -870,7 +873,8 @@ uint8_t hd_kind_of(const char *name)
     } kinds[] = {{"condvar", HD_CONDVAR},
                  {"semaphore", HD_SEMAPHORE},
                  {"barrier", HD_BARRIER},
-                 {"omp barrier", HD_BARRIER}};
+                 {"omp barrier", HD_BARRIER},
+                 {"futex", HD_FUTEX}};
     if (!strncmp(name, "sync: ", 6)) name += 6;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (named_as(name, kinds[k].prefix)) return kinds[k].kind;
@@ -881,16 +885,17 @@ uint8_t hd_kind_of(const char *name)
 static const char *const words[][2] = {[HD_LOCK] = {"held by", "released"},
                                        [HD_CONDVAR] = {"signalled by", "signalled"},
                                        [HD_SEMAPHORE] = {"posted by", "posted"},
-                                       [HD_BARRIER] = {"arrived last", "arrived"}};
+                                       [HD_BARRIER] = {"arrived last", "arrived"},
+                                       [HD_FUTEX] = {"woken by", "woke it"}};
 
 const char *hd_kind_by(uint8_t kind)
 {
-    return words[kind <= HD_BARRIER ? kind : HD_LOCK][0];
+    return words[kind <= HD_FUTEX ? kind : HD_LOCK][0];
 }
 
 const char *hd_kind_at(uint8_t kind)
 {
-    return words[kind <= HD_BARRIER ? kind : HD_LOCK][1];
+    return words[kind <= HD_FUTEX ? kind : HD_LOCK][1];
 }
 
 const char *hd_who(const struct hd *s, uint8_t kind, uint32_t g, char *buf)

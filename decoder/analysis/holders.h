@@ -8,9 +8,11 @@
  * Blame: a wait [s, e] on an object goes to whoever held it: each release record of the object
  * inside the wait ends a part held by the releaser, the rest after the last release goes to the
  * last releaser (the hand-off), and a wait with no release inside to its holder at block time
- * (else "(unknown)"). Nothing holds a condvar, a semaphore or a barrier (the kind, from the
- * name): a wait on one goes whole to whoever ended it, the thread that signalled, posted or
- * arrived last (the waker), else to "ended itself" or "still waiting" (HD_NONE, HD_STILL).
+ * (else "(unknown)"). Nothing holds a condvar, a semaphore, a barrier or a futex word not
+ * known to be a lock's (the kind, from the name): a wait on one goes whole to whoever ended it,
+ * the thread that signalled, posted, arrived last or woke it (the waker), else to "ended
+ * itself" or "still waiting" (HD_NONE, HD_STILL). A run of releases by one holder inside a wait
+ * counts as one of its waits.
  * Invariants: every Waiting interval with a sync reason counts once in one object; a wait's
  * blamed parts sum to its length; memory grows with objects, holders, waiting sites, release
  * records, and (only with want_intervals, for the critical path) with intervals. */
@@ -23,8 +25,9 @@
 #define HD_NONE UINT32_MAX
 #define HD_STILL (UINT32_MAX - 1) /* an ownerless object's wait still open at the trace's end */
 
-/* Object kinds: what ends a wait on it (hd_kind_of). */
-enum { HD_LOCK, HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER };
+/* Object kinds: what ends a wait on it (hd_kind_of). HD_FUTEX: a futex word not known to be a
+ * lock's (a C++20 wait, a Rust thread parker, a raw futex): whoever woke the wait. */
+enum { HD_LOCK, HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER, HD_FUTEX };
 
 struct hd_release {
     int64_t t;
@@ -208,11 +211,11 @@ const char *hd_gname(const struct hd *s, uint32_t g, char *buf);
 /* Parses a time ("1.5s", "300ms", "20us", "500ns", or ns) into *ns; -1 when bad. */
 int hd_parse_time(const char *text, int64_t *ns);
 /* The kind of the object named name (or of the wait with that reason, "sync: " first):
- * HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER ("barrier", "omp barrier"), else HD_LOCK. */
+ * HD_CONDVAR, HD_SEMAPHORE, HD_BARRIER ("barrier", "omp barrier"), HD_FUTEX, else HD_LOCK. */
 uint8_t hd_kind_of(const char *name);
 /* A kind's words for who a share names: "held by", "signalled by", "posted by", "arrived
- * last" (contention's list), and for the stack of its release or wake-up: "released",
- * "signalled", "posted", "arrived". */
+ * last", "woken by" (contention's list), and for the stack of its release or wake-up:
+ * "released", "signalled", "posted", "arrived", "woke it". */
 const char *hd_kind_by(uint8_t kind);
 const char *hd_kind_at(uint8_t kind);
 /* Share g of an object of kind as a name into buf (GD_NAME_MAX): the thread's (hd_gname), or
@@ -220,7 +223,8 @@ const char *hd_kind_at(uint8_t kind);
  * HD_NONE), "(still waiting at trace end)" (HD_STILL). */
 const char *hd_who(const struct hd *s, uint8_t kind, uint32_t g, char *buf);
 /* The same as a phrase into buf (n bytes): "held by NAME", "signalled by NAME", "posted by
- * NAME", "NAME arrived last", or the pseudo-name alone; with_id as gd_ana_name's. */
+ * NAME", "NAME arrived last", "woken by NAME", or the pseudo-name alone; with_id as
+ * gd_ana_name's. */
 const char *hd_phrase(const struct hd *s, uint8_t kind, uint32_t g, int with_id, char *buf,
                       size_t n);
 /* The function a stack text (stacktext.h) names: its first frame outside the pthread and

@@ -636,9 +636,9 @@ function lockSection() {
   box.textContent = (D.holders ? 'Each object threads waited on, by total wait; who held it while ' +
     'they waited (the wait is split among the holders: each release ends a part), and where.'
     : 'Each object threads waited on, by total wait. This trace does not record who held them ' +
-    '(traces written by libgotrace.so do).') + ' Nothing holds a condition variable, semaphore ' +
-    'or barrier: its waits go to the thread that signalled, posted or arrived last, or ended ' +
-    'themselves. The same as gotrace locks --holders.';
+    '(traces written by libgotrace.so do).') + ' Nothing holds a condition variable, semaphore, ' +
+    'barrier or futex word not known to be a lock\'s: its waits go to the thread that signalled, ' +
+    'posted, arrived last or woke them, or ended themselves. The same as gotrace locks --holders.';
   /* l[4]'s entries name who in the object's words (held by, signalled by, ...; report_page.c) */
   const rows = D.locks.map((l) => {
     const top = l[4].slice().sort((a, b) => b[1] - a[1])[0];

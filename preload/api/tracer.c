@@ -395,19 +395,27 @@ GOTRACE_API_FN uint64_t tr_stack(void)
     return stk;
 }
 
+/* The waits recorded even with no holder known at block time: those on objects whose releases
+ * the hooks record (tr_released), so that the decoder can match them to the wait: locks, futex
+ * words (a wake is the release of a futex lock), OpenMP's critical sections and locks. */
+static const unsigned recorded = 1u << GT_R_MUTEX | 1u << GT_R_RWLOCK_READ |
+                                 1u << GT_R_RWLOCK_WRITE | 1u << GT_R_FUTEX |
+                                 1u << GT_R_OMP_CRITICAL | 1u << GT_R_OMP_LOCK;
+
 /* GoBlock(reason, the caller's stack); with key, the wait on object key (its own reason string
  * for a lock, condvar, semaphore or barrier: syncobj.h) held by thread holder (a TID, 0
- * unknown), recorded for the decoder and the hang check (how: the reason, | GT_R_UNTIMED). */
+ * unknown), recorded for the decoder and the hang check (how: the reason, | GT_R_UNTIMED,
+ * | GT_R_UNNAMED: the plain reason, key only for the records). */
 static inline __attribute__((always_inline)) int block(struct gt_thread *self, enum gt_reason how,
                                                        void *key, int64_t holder)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
-    enum gt_reason reason = how & ~GT_R_UNTIMED;
+    enum gt_reason reason = how & ~(GT_R_UNTIMED | GT_R_UNNAMED);
     struct call c = acquire(self);
     uint64_t stk = stack_capture(self->stk.memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
     uint64_t rid = reason_ids[reason];
-    if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
+    if (key && reason != GT_R_JOIN && !(how & GT_R_UNNAMED)) rid = so_reason(rid, key, stk);
     int watched = key && hang_on(); /* the hang check's view of the wait (hang.h) */
     if (watched) {
         unsigned kind = hang_kinds[reason] | (how & GT_R_UNTIMED ? HANG_UNTIMED : 0);
@@ -427,8 +435,7 @@ static inline __attribute__((always_inline)) int block(struct gt_thread *self, e
         wr_mark_stack(&w, stk);
         wr_mark_str(&w, rid);
         WR_EMIT(&w, GO_EV_GO_BLOCK, rid, stk);
-        if (key && (holder || reason == GT_R_MUTEX || reason == GT_R_RWLOCK_READ ||
-                    reason == GT_R_RWLOCK_WRITE)) /* the others have no holder, no release */
+        if (key && (holder || (recorded >> reason & 1))) /* the others have no release */
             so_record_wait(&w, rid, key, holder);
     }
     wr_end(&w);

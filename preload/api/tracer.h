@@ -48,7 +48,11 @@ enum gt_reason {
      * timeout (pthread_mutex_lock, pthread_rwlock_rdlock/wrlock, pthread_cond_wait, sem_wait,
      * pthread_join, pthread_barrier_wait), so only another thread ends it: the only waits the
      * hang check may judge stuck (flush/hang.h). */
-    GT_R_UNTIMED = 0x100
+    GT_R_UNTIMED = 0x100,
+    /* Or'ed into the reason of a wait on a key of the tracer's own (OpenMP's unnamed critical
+     * section): the wait keeps its plain reason (no object's name) and key only matches its
+     * releases (tr_released). */
+    GT_R_UNNAMED = 0x200
 };
 void tr_reasons_init(void);
 /* The string id of reason r's generic text ("sync: mutex"), once tr_reasons_init ran. */

@@ -23,13 +23,9 @@ static const char *text_of(uint64_t id)
     return id ? str_get(id, &len) : NULL;
 }
 
-/* "func (file:line)" of return address pc into buf. */
-static int site_text(uintptr_t pc, char *buf, size_t cap)
+/* "func (file:line)" of frame f into buf. */
+static int frame_text(const struct sym_frame *f, char *buf, size_t cap)
 {
-    struct sym_frame fr[8];
-    int n = sym_lookup(pc, fr, 8);
-    if (n < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
-    const struct sym_frame *f = &fr[0]; /* the call's own line (inlined frames follow) */
     const char *fn = text_of(f->func_str), *file = text_of(f->file_str);
     const char *base = file ? strrchr(file, '/') : NULL;
     base = base ? base + 1 : file;
@@ -38,8 +34,64 @@ static int site_text(uintptr_t pc, char *buf, size_t cap)
     return snprintf(buf, cap, "%s", fn ? fn : "?");
 }
 
-/* The object's name (no reason) into buf; its length. */
-static int name_of(uintptr_t addr, char *buf, size_t cap)
+/* "func (file:line)" of return address pc into buf: the call's own line (inlined frames
+ * follow). */
+static int site_text(uintptr_t pc, char *buf, size_t cap)
+{
+    struct sym_frame fr[8];
+    if (sym_lookup(pc, fr, 8) < 1) return snprintf(buf, cap, "%#lx", (unsigned long)pc);
+    return frame_text(&fr[0], buf, cap);
+}
+
+/* Whether function fn belongs to a language's runtime library that a wait passes through
+ * before the program's own code: Rust's std, core and alloc, C++'s std (also as an impl's type,
+ * "<std::sys::sync::mutex::futex::Mutex>::lock") and libstdc++'s gthreads wrappers
+ * (__gthread_mutex_lock, inlined in std::mutex::lock). */
+static int runtime_fn(const char *fn)
+{
+    static const char *const libs[] = {"std::", "core::", "alloc::", "__gthread_"};
+    fn += fn[0] == '<';
+    for (size_t k = 0; k < sizeof libs / sizeof *libs; k++)
+        if (!strncmp(fn, libs[k], strlen(libs[k]))) return 1;
+    return 0;
+}
+
+/* The kind of lock a runtime frame fn waits for, from its type (Rust's std locks on futex
+ * words: "<std::sys::sync::mutex::futex::Mutex>::lock_contended"), NULL if none. */
+static const char *runtime_kind(const char *fn)
+{
+    static const char *const kinds[][2] = {
+        {"::Mutex", "mutex"}, {"::RwLock", "rwlock"}, {"::Condvar", "condvar"}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (strstr(fn, kinds[k][0])) return kinds[k][1];
+    return NULL;
+}
+
+/* Where a wait with return addresses pcs[0, np) (pcs[0]: the waiting call) was made, into buf:
+ * the first frame outside the runtime libraries (runtime_fn), inlined frames included, else
+ * the caller of the waiting call. *kind: the lock type of the innermost runtime frame that
+ * names one (runtime_kind), else unchanged. Returns the length. */
+static int wait_site(const uintptr_t *pcs, int np, char *buf, size_t cap, const char **kind)
+{
+    const char *k = NULL;
+    for (int i = 1; i < np; i++) {
+        struct sym_frame fr[8];
+        int n = sym_lookup(pcs[i], fr, 8);
+        for (int j = 0; j < n; j++) {
+            const char *fn = text_of(fr[j].func_str);
+            if (fn && !runtime_fn(fn)) {
+                if (k && kind) *kind = k;
+                return frame_text(&fr[j], buf, cap);
+            }
+            if (fn && !k && kind) k = runtime_kind(fn);
+        }
+    }
+    return site_text(pcs[np > 1 ? 1 : 0], buf, cap);
+}
+
+/* The object's name (no reason) into buf; its length. *kind (kind not NULL): the lock type its
+ * first wait's runtime frames name (wait_site), else unchanged. */
+static int name_of(uintptr_t addr, char *buf, size_t cap, const char **kind)
 {
     struct so_object o = so_object_at(addr);
     uint64_t st = o.name;
@@ -48,23 +100,25 @@ static int name_of(uintptr_t addr, char *buf, size_t cap)
         st = k > 0 ? str_intern(buf, (size_t)k) : 0;
         so_set_name(addr, st ? st : NOT_STATIC);
     }
-    const char *text = st && st != NOT_STATIC ? text_of(st) : NULL;
-    int n = text ? snprintf(buf, cap, "%s", text) : 0;
-    if (text) return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
     uintptr_t init = o.init_pc;
     uint64_t stk = o.wait_stk;
     const uintptr_t *pcs;
     int np = stk ? stack_pcs(stk, &pcs) : 0;
+    const char *text = st && st != NOT_STATIC ? text_of(st) : NULL;
+    char site[512];
+    int sn = np && (kind || (!text && !init)) ? wait_site(pcs, np, site, sizeof site, kind) : 0;
+    int n = text ? snprintf(buf, cap, "%s", text) : 0;
+    if (text) return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
     n = snprintf(buf, cap, "%#lx", (unsigned long)addr);
     if (n < 0 || (size_t)n >= cap) return n < 0 ? 0 : (int)cap - 1;
     const char *how = init ? " from " : np ? " first waited in " : "";
     int k = snprintf(buf + n, cap - (size_t)n, "%s", how);
     if (k > 0 && (size_t)(n + k) < cap) {
         n += k;
-        if (init || np) /* the caller of pthread_*_init, or of the waiting call */
-            k = site_text(init ? init : pcs[np > 1 ? 1 : 0], buf + n, cap - (size_t)n);
+        if (init) /* the caller of pthread_*_init, or where the program waited */
+            k = site_text(init, buf + n, cap - (size_t)n);
         else
-            k = 0;
+            k = sn > 0 ? snprintf(buf + n, cap - (size_t)n, "%s", site) : 0;
         if (k > 0) n += k;
     }
     return n >= (int)cap ? (int)cap - 1 : n;
@@ -75,10 +129,13 @@ int so_text(const char *s, size_t len, char *buf, size_t cap)
     uint64_t base;
     uintptr_t addr;
     if (!so_placeholder(s, len, &base, &addr)) return -1;
-    const char *b = text_of(base);
-    int n = snprintf(buf, cap, "%s ", b ? b : "sync:");
-    if (n < 0 || (size_t)n >= cap) return 0;
-    return n + name_of(addr, buf + n, cap - (size_t)n);
+    const char *b = text_of(base), *kind = NULL;
+    int futex = b && !strcmp(b, "sync: futex"); /* maybe the word of a runtime's lock */
+    char name[1024];
+    name_of(addr, name, sizeof name, futex ? &kind : NULL);
+    int n = kind ? snprintf(buf, cap, "sync: %s %s", kind, name)
+                 : snprintf(buf, cap, "%s %s", b ? b : "sync:", name);
+    return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
 }
 
 /* The batch being filled (one generation's records at a time: the flusher's alone). */

@@ -16,8 +16,11 @@
 
 /* The text of string s (len bytes) into buf (cap bytes) if s is an object's placeholder: its
  * reason and name ("sync: mutex ledger_lock"), the symbol of a lock in static storage, else its
- * address and where pthread_*_init was called, or failing that where it was first waited on;
- * returns its length, or -1 for any other string. */
+ * address and where pthread_*_init was called, or failing that where it was first waited on
+ * (the first frame of that wait outside Rust's std, core and alloc, C++'s std and libstdc++'s
+ * __gthread_ wrappers). A futex word whose first wait went through Rust's std Mutex, RwLock or
+ * Condvar is named as one ("sync: mutex 0x... first waited in app::wait_ledger (app.rs:15)"),
+ * other futex words "sync: futex". Returns its length, or -1 for any other string. */
 int so_text(const char *s, size_t len, char *buf, size_t cap);
 /* Generation gen's records as experimental batches of file generation fg, then forgets them. */
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg);

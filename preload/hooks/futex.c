@@ -5,7 +5,10 @@
  * on the word; a wake wakes, with the waker's stack, the traced waiters queued on the word
  * before it: all of them before the real call when it wakes at least as many, else as many as
  * the kernel woke, oldest first, after it; the waiters a requeue moved (the rest of its count)
- * are queued on the second word from then on, so that its wakes name their waker. glibc's own
+ * are queued on the second word from then on, so that its wakes name their waker. A wake that
+ * wakes traced waiters is recorded as a release of the word (tr_released): for a lock on a
+ * futex word (Rust's std Mutex and RwLock) the waker is the holder that just unlocked, and
+ * the decoder blames the waits on it (syncobj_encode.h names such words as the lock). glibc's own
  * futex calls are inline system calls and never come here (its locks are traced by
  * hooks/sync.c).
  * Invariants: the real call is made exactly once, with the program's arguments, and its result

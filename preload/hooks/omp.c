@@ -17,7 +17,10 @@
  * parallelism can mix their counts (waiters then unblock themselves, unattributed). Critical
  * sections have no try: a section is a wait when the hooks' own count says it is held (taken
  * after the real start returns, given back before the real end), so a wait that begins while
- * the holder is between the real call and the count is missed. */
+ * the holder is between the real call and the count is missed. A section's or lock's release
+ * while threads wait on it (queued on its key) writes a release record (tr_released) before the
+ * real release: the decoder blames their waits on the releaser (their holder); the releases of
+ * a section no thread waits on cost one lock-free look. */
 #include "hooks.h"
 
 #include "log.h"
@@ -61,10 +64,11 @@ typedef int (*int_fn)(void);
 /* Keeps the hook's frame around the call: no tail call. */
 #define KEEP_FRAME() __asm__ volatile("" ::: "memory")
 
-/* call as a wait queued on key, whose reason names no object (the key is the tracer's own). */
+/* call as a wait queued on key, whose reason names no object (the key is the tracer's own: it
+ * only matches the releases recorded at it). */
 #define WAIT_UNNAMED(self, key, reason, call)                                                      \
-    WAIT_WITH(self, tr_block((self), (reason)), waitq_add_unnumbered((key), (self)),               \
-              waitq_remove(self), call)
+    WAIT_WITH(self, tr_block_on((self), (reason) | GT_R_UNNAMED, (key), 0),                        \
+              waitq_add_unnumbered((key), (self)), waitq_remove(self), call)
 
 /* ---- barriers ---- */
 
@@ -122,80 +126,99 @@ static atomic_int *held_of(void *key)
     return &held[((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull >> 56];
 }
 
+/* How a section's waits are told (SECTION_ENTER): named after key (the program's symbol), as
+ * the plain reason with key recorded for the releases (libgomp's unnamed section: its key is
+ * the tracer's own), or the plain reason alone (libgomp's atomic section, which shares the
+ * unnamed section's reason: its releases must not count as that section's). */
+enum { SEC_NAMED, SEC_UNNAMED, SEC_PLAIN };
+
 /* Enter with real(arg) (a section without a try): a wait when the hooks' count says held. */
-#define SECTION_ENTER(key, reason, named, call)                                                    \
+#define SECTION_ENTER(key, reason, how, call)                                                      \
     do {                                                                                           \
         struct gt_thread *self_ =                                                                  \
             atomic_load_explicit(held_of(key), memory_order_relaxed) ? tr_current() : NULL;        \
         if (!self_)                                                                                \
             call;                                                                                  \
-        else if (named)                                                                            \
+        else if ((how) == SEC_NAMED)                                                               \
             (void)WAIT_AS(self_, (key), (reason), (call, 0));                                      \
-        else                                                                                       \
+        else if ((how) == SEC_UNNAMED)                                                             \
             (void)WAIT_UNNAMED(self_, (key), (reason), (call, 0));                                 \
+        else                                                                                       \
+            (void)WAIT_WITH(self_, tr_block(self_, (reason)), waitq_add_unnumbered((key), self_),  \
+                            waitq_remove(self_), (call, 0));                                       \
         atomic_fetch_add_explicit(held_of(key), 1, memory_order_relaxed);                          \
         KEEP_FRAME();                                                                              \
     } while (0)
 
-/* call, a release of key: the sole waiter queued is woken by this thread, just before it (the
- * runtimes' waiters spin before they sleep: woken after it, one would often get there first). */
-#define WAKING_RELEASE(key, call)                                                                  \
+/* call, a release of key: with threads queued on key, a release record (if recorded: the
+ * decoder's blame of their waits on this thread) and the sole waiter woken by this thread, just
+ * before it (the runtimes' waiters spin before they sleep: woken after it, one would often get
+ * there first). */
+#define RELEASE_AS(key, recorded, call)                                                            \
     do {                                                                                           \
-        struct gt_thread *self_ = waitq_has_waiters(key) ? tr_current() : NULL;                    \
-        if (self_) WAKE_IF(self_, (key), 1);                                                       \
+        struct gt_thread *self_ = waitq_queued(key) ? tr_current() : NULL;                         \
+        if (self_) {                                                                               \
+            uint64_t stk_ = tr_stack();                                                            \
+            if (recorded) tr_released(self_, (key), stk_);                                         \
+            waitq_wake_if((key), self_, stk_, 1);                                                  \
+        }                                                                                          \
         call;                                                                                      \
         KEEP_FRAME();                                                                              \
     } while (0)
+#define WAKING_RELEASE(key, call) RELEASE_AS(key, 1, call)
 
-#define SECTION_LEAVE(key, call)                                                                   \
+#define SECTION_LEAVE(key, how, call)                                                              \
     do {                                                                                           \
         atomic_fetch_sub_explicit(held_of(key), 1, memory_order_relaxed);                          \
-        WAKING_RELEASE(key, call);                                                                 \
+        RELEASE_AS(key, (how) != SEC_PLAIN, call);                                                 \
     } while (0)
 
 static char unnamed_critical, atomic_section; /* the keys of libgomp's two global locks */
 
 EXPORT void GOMP_critical_start(void)
 {
-    SECTION_ENTER(&unnamed_critical, GT_R_OMP_CRITICAL, 0, NEXT(GOMP_critical_start, void_fn)());
+    SECTION_ENTER(&unnamed_critical, GT_R_OMP_CRITICAL, SEC_UNNAMED,
+                  NEXT(GOMP_critical_start, void_fn)());
 }
 
 EXPORT void GOMP_critical_end(void)
 {
-    SECTION_LEAVE(&unnamed_critical, NEXT(GOMP_critical_end, void_fn)());
+    SECTION_LEAVE(&unnamed_critical, SEC_UNNAMED, NEXT(GOMP_critical_end, void_fn)());
 }
 
 /* `critical(name)`: pptr is the program's .gomp_critical_user_<name> (named by that symbol). */
 EXPORT void GOMP_critical_name_start(void **pptr)
 {
-    SECTION_ENTER(pptr, GT_R_OMP_CRITICAL, 1, NEXT(GOMP_critical_name_start, ptr_fn)(pptr));
+    SECTION_ENTER(pptr, GT_R_OMP_CRITICAL, SEC_NAMED, NEXT(GOMP_critical_name_start, ptr_fn)(pptr));
 }
 
 EXPORT void GOMP_critical_name_end(void **pptr)
 {
-    SECTION_LEAVE(pptr, NEXT(GOMP_critical_name_end, ptr_fn)(pptr));
+    SECTION_LEAVE(pptr, SEC_NAMED, NEXT(GOMP_critical_name_end, ptr_fn)(pptr));
 }
 
 /* libomp's critical sections: crit is the program's .gomp_critical_user_<name>.var. */
 typedef void (*kmpc_crit_fn)(void *, int, void *);
 EXPORT void __kmpc_critical(void *loc, int gtid, void *crit)
 {
-    SECTION_ENTER(crit, GT_R_OMP_CRITICAL, 1, NEXT(__kmpc_critical, kmpc_crit_fn)(loc, gtid, crit));
+    SECTION_ENTER(crit, GT_R_OMP_CRITICAL, SEC_NAMED,
+                  NEXT(__kmpc_critical, kmpc_crit_fn)(loc, gtid, crit));
 }
 
 EXPORT void __kmpc_end_critical(void *loc, int gtid, void *crit)
 {
-    SECTION_LEAVE(crit, NEXT(__kmpc_end_critical, kmpc_crit_fn)(loc, gtid, crit));
+    SECTION_LEAVE(crit, SEC_NAMED, NEXT(__kmpc_end_critical, kmpc_crit_fn)(loc, gtid, crit));
 }
 
 EXPORT void GOMP_atomic_start(void)
 {
-    SECTION_ENTER(&atomic_section, GT_R_OMP_CRITICAL, 0, NEXT(GOMP_atomic_start, void_fn)());
+    SECTION_ENTER(&atomic_section, GT_R_OMP_CRITICAL, SEC_PLAIN,
+                  NEXT(GOMP_atomic_start, void_fn)());
 }
 
 EXPORT void GOMP_atomic_end(void)
 {
-    SECTION_LEAVE(&atomic_section, NEXT(GOMP_atomic_end, void_fn)());
+    SECTION_LEAVE(&atomic_section, SEC_PLAIN, NEXT(GOMP_atomic_end, void_fn)());
 }
 
 /* omp_lock_t and omp_nest_lock_t: tried first (omp_test_lock, omp_test_nest_lock). */

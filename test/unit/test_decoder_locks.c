@@ -272,8 +272,9 @@ Test(locks, hangs_at_names_the_holder_in_read)
                           "      read\n      f l.c:9\n"),
               "%s", out);
     cr_assert(!strstr(out, "released"), "%s", out);
-    cr_assert(strstr(out, "no deadlock: not every thread is stuck: f (G1) in a system call (read)\n"),
-              "%s", out);
+    cr_assert(
+        strstr(out, "no deadlock: not every thread is stuck: f (G1) in a system call (read)\n"),
+        "%s", out);
     free(out);
     /* At 40 ms G1 released it (at 30 ms) and G2, which waited, got it: G3 waits for G2. */
     out = run(gd_cmd_hangs, text, (const char *const[]){"--at", "40ms", NULL}, 0);
@@ -282,9 +283,8 @@ Test(locks, hangs_at_names_the_holder_in_read)
               "%s", out);
     free(out);
     /* A window of the critical path ending inside G2's wait (20 ms) leads to G1's read(). */
-    out = run(gd_cmd_critical_path, text, (const char *const[]){"--thread", "G2", "--to", "20ms",
-                                                               NULL},
-              0);
+    out = run(gd_cmd_critical_path, text,
+              (const char *const[]){"--thread", "G2", "--to", "20ms", NULL}, 0);
     cr_assert(strstr(out, "        40ns    20.00ms  syscall   f (G1)\n"), "%s", out);
     free(out);
     free(text);
@@ -597,6 +597,43 @@ Test(locks, condvar_signalled_by)
     cr_assert(strstr(out, "[\"(still waiting at trace end)\",701,1,\"\"]"), "%s", out);
     cr_assert(strstr(out, "],\"signalled\"]"), "%s", out);
     cr_assert(!strstr(out, "held by") && !strstr(out, "before the trace"), "%s", out);
+    free(out);
+    free(text);
+}
+
+/* G2 waits on futex word F (0x200, no lock type known: hooks/futex.c) from 100 until G1's wake
+ * at 500; G3 waits on an OpenMP critical section (0x300) from 150 to 700, and G1 releases it
+ * twice inside (400 and 420: libomp's futex wake after the hook's own record). Blame: F's wait
+ * is woken by G1, no holder; the section's 550 ns held by G1, counted as one wait. */
+static const char futexes[] =
+    "str 1 sync: futex F\nstr 2 f\nstr 3 l.c\nstr 4 wake\nstr 5 sync: omp critical\n"
+    "stack 1 10 2 3 7\nstack 2 20 4 3 9\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running\n"
+    "M 2: @20 ProcStatus 1 Running; @21 GoStatus 2 2 Running; @100 GoBlock 1 1\n"
+    "M 3: @30 ProcStatus 2 Running; @31 GoStatus 3 3 Running; @150 GoBlock 5 1\n"
+    "M 1: @500 GoUnblock 2 1 2\n"
+    "M 2: @501 GoStart 2 2\n"
+    "M 3: @700 GoUnblock 3 1 1; @701 GoStart 3 2\n"
+    "M 1: @2000 GoDestroy\n";
+static const char futexes_recs[] =
+    "w 100 2 200 1 0; w 150 3 300 5 0; r 400 1 300 2; r 420 1 300 2; r 500 1 200 2";
+
+Test(locks, futex_woken_by_and_one_holder_releasing_twice)
+{
+    char *text = with_records(futexes, futexes_recs);
+    struct hd s;
+    analyse(text, &s, 0);
+    struct hd_obj *f = obj(&s, "futex F"), *c = obj(&s, "omp critical");
+    cr_assert_eq(f->kind, HD_FUTEX);
+    cr_assert_eq(blamed(&s, f, 1), 400, "G1 woke it");
+    cr_assert_eq(c->kind, HD_LOCK);
+    cr_assert_eq(c->waits, 1);
+    cr_assert_eq(blamed(&s, c, 1), 550, "G1 held it");
+    hd_free(&s);
+    char *out = run(gd_cmd_locks, text, (const char *const[]){"--holders", NULL}, 0);
+    cr_assert(strstr(out, "  woken by G1: 400ns in 1 waits, woke it at:\n      wake l.c:9\n"), "%s",
+              out);
+    cr_assert(strstr(out, "  held by G1: blamed 550ns in 1 waits, released at:\n"), "%s", out);
     free(out);
     free(text);
 }

@@ -7,7 +7,10 @@
 # 0 woken). futex_cxx (C++20
 # counting_semaphore, latch, barrier, atomic wait) and futex_rust (Rust std Mutex, Condvar,
 # mpsc, RwLock), each 4 waits of 200 ms: 800 ms within 10 %, the waiting lines named; each only
-# where its compiler is installed (scripts/setup.sh installs them).
+# where its compiler is installed (scripts/setup.sh installs them). futex_rust's words in
+# `gotrace locks --holders` (with stacks): the Mutex, Condvar, RwLock named as such and the mpsc
+# channel's as a futex, each by its waiting line, held by, signalled by or woken by main (which
+# held the Mutex and the RwLock's read lock, notified, sent).
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 check_prog() { # check_prog NAME PROG WANT_MS SRCFILE: same output as untraced, valid, profile
@@ -51,6 +54,18 @@ elif command -v rustc >/dev/null; then
     rustc -g -O -o "$GT_BIN/futex_rust" "$GT_PROGS/futex_rust.rs" 2>"$CASE_DIR/build-rust.log" ||
         fail "rustc failed: $(head -c 300 "$CASE_DIR/build-rust.log")"
     check_prog futex_rust "$GT_BIN/futex_rust" 800 futex_rust.rs
+    if stacks_on; then # each futex word named by its kind and line, with main as its holder or waker
+        source "$GT_ROOT/test/integration/lib_locks.sh"
+        tr=$CASE_DIR/futex_rust.trace
+        for want in "1 mutex held" "2 condvar signalled" "3 futex woken" "4 rwlock held"; do
+            set -- $want
+            l=$(grep -n "known wait $1\$" "$GT_PROGS/futex_rust.rs" | cut -d: -f1)
+            o=$(locks_of "$tr" | sed -n 's/^#[0-9]*  \(.*\)  waits=.*/\1/p' |
+                grep -E "^$2 0x[0-9a-f]+ first waited in futex_rust::main::\{\{closure\}\} \(futex_rust.rs:$l\)\$" || true)
+            [ -n "$o" ] || fail "futex_rust: no $2 named by line $l: $(grep '^#' "$tr.locks")"
+            assert_eq "$(enders "$tr" "$o")" "$3 by main (G1)" "futex_rust: who ended the waits on $o"
+        done
+    fi
 else
     skip_part "futex_rust: rustc not installed"
 fi
