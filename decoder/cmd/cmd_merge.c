@@ -18,12 +18,13 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: gotrace merge -o OUT FILE... | DIR\n"
+    "usage: gotrace merge [--window MS] -o OUT FILE... | DIR\n"
     "\n"
     "Merges the traces of several processes of one machine (files written with\n"
     "GOTRACE_OUT=x.%p.trace, or the folder `gotrace record` keeps) into ONE trace: every\n"
     "process's threads on one timeline, each named with its process (\"sort[8541] main\").\n"
-    "OUT is written only when whole.\n";
+    "OUT is written only when whole. --window: the longest generation of OUT, in ms\n"
+    "(default 1000).\n";
 
 /* The list of input paths. */
 struct paths {
@@ -104,6 +105,7 @@ static int write_out(void *ctx, const void *p, size_t n)
 
 struct job {
     struct paths *p;
+    int64_t window;
     int status;
 };
 
@@ -113,7 +115,8 @@ static int fill(struct gd_out *o, void *ctx)
     struct gd_merge_out w = {write_out, o};
     struct gd_err err;
     size_t bad;
-    if (!gd_merge((const char *const *)j->p->v, j->p->n, j->p->n > 1, &w, &err, &bad)) return 0;
+    if (!gd_merge((const char *const *)j->p->v, j->p->n, j->p->n > 1, j->window, &w, &err, &bad))
+        return 0;
     if (bad < j->p->n) {
         gd_err_print(&err, j->p->v[bad], stderr);
         j->status = err.io ? GD_EXIT_IO : GD_EXIT_BAD_TRACE;
@@ -124,7 +127,7 @@ static int fill(struct gd_out *o, void *ctx)
 }
 
 /* Merges the inputs (files or folders) into out; the exit status. *nproc: how many traces. */
-static int merge_inputs(char *const *in, int n, const char *out, size_t *nproc)
+static int merge_inputs(char *const *in, int n, const char *out, int64_t window, size_t *nproc)
 {
     struct paths p = {0};
     int rc = 0;
@@ -140,7 +143,7 @@ static int merge_inputs(char *const *in, int n, const char *out, size_t *nproc)
         rc = GD_EXIT_USAGE;
     }
     if (!rc) {
-        struct job j = {&p, 0};
+        struct job j = {&p, window, 0};
         rc = gd_sink_write(out, p.v[0], fill, &j);
         if (j.status) rc = j.status;
     }
@@ -152,12 +155,14 @@ static int merge_inputs(char *const *in, int n, const char *out, size_t *nproc)
 int gd_merge_into(const char *dir, const char *out, size_t *nproc)
 {
     char *in[] = {(char *)dir};
-    return merge_inputs(in, 1, out, nproc);
+    return merge_inputs(in, 1, out, 0, nproc);
 }
 
 int gd_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
+    long window_ms = 0;
+    char *end;
     int i = 1;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -165,6 +170,9 @@ int gd_cmd_merge(int argc, char **argv)
             return GD_EXIT_OK;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+            window_ms = strtol(argv[++i], &end, 10);
+            if (*end || window_ms < 1 || window_ms > 3600000) i = argc, out = NULL;
         } else if (!strcmp(argv[i], "--")) {
             i++;
             break;
@@ -180,7 +188,7 @@ int gd_cmd_merge(int argc, char **argv)
         return GD_EXIT_USAGE;
     }
     size_t n;
-    int rc = merge_inputs(argv + i, argc - i, out, &n);
+    int rc = merge_inputs(argv + i, argc - i, out, (int64_t)window_ms * 1000000, &n);
     if (!rc) fprintf(stderr, "gotrace: merge: %zu traces merged into %s\n", n, out);
     return rc;
 }

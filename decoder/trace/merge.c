@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MG_WINDOW_NS 1000000000LL /* an output generation spans at most 1 s of the run */
+#define MG_WINDOW_NS 1000000000LL /* by default a generation spans at most 1 s of the run */
 #define MG_GEN_BYTES (4u << 20)   /* or holds about 4 MiB of events */
 #define MG_EV_MAX (1 + 10 * 5)    /* type, dt, 4 args */
 #define MG_SYNTH_M 0              /* the thread that starts and ends goroutines not running */
@@ -71,6 +71,7 @@ struct mg {
     struct mg_in *in;
     size_t n, bad;
     int rename;
+    int64_t window; /* longest generation, ns */
     const struct gd_merge_out *out;
     struct gd_err *err;
     uint64_t gen; /* current output generation, 0 before the first */
@@ -909,7 +910,7 @@ static int step(struct mg *g, size_t i)
         return 0;
     }
     if (in->ev.time > g->now) g->now = in->ev.time;
-    if (g->open && (g->now - g->t0 >= MG_WINDOW_NS || g->bytes >= MG_GEN_BYTES) && end_gen(g))
+    if (g->open && (g->now - g->t0 >= g->window || g->bytes >= MG_GEN_BYTES) && end_gen(g))
         return -1;
     if (!g->open && begin_gen(g)) return -1;
     if (on_event(g, i, &in->ev)) {
@@ -956,10 +957,11 @@ static void free_all(struct mg *g)
     free(g->in);
 }
 
-int gd_merge(const char *const *paths, size_t n, int rename, const struct gd_merge_out *out,
-             struct gd_err *err, size_t *bad)
+int gd_merge(const char *const *paths, size_t n, int rename, int64_t window_ns,
+             const struct gd_merge_out *out, struct gd_err *err, size_t *bad)
 {
     struct mg g = {.n = n, .bad = n, .rename = rename, .out = out, .err = err, .sp = GD_NONE};
+    g.window = window_ns > 0 ? window_ns : MG_WINDOW_NS;
     g.mless = (struct mg_m){.id = GO_NO_THREAD, .g = GD_NONE, .p = GD_NONE, .used = 1};
     memset(err, 0, sizeof(*err));
     err->off = -1;

@@ -24,9 +24,10 @@ struct gd_merge_out {
 };
 
 /* Merges the n traces at paths into one written through out. rename: prefix each thread's name
- * with its process ("sort[8541] main"), as when there is more than one process. Returns 0, or
- * -1 with err set and *bad the index of the input at fault (n when the output failed). */
-int gd_merge(const char *const *paths, size_t n, int rename, const struct gd_merge_out *out,
-             struct gd_err *err, size_t *bad);
+ * with its process ("sort[8541] main"), as when there is more than one process. window_ns: the
+ * longest output generation (0: 1 s). Returns 0, or -1 with err set and *bad the index of the
+ * input at fault (n when the output failed). */
+int gd_merge(const char *const *paths, size_t n, int rename, int64_t window_ns,
+             const struct gd_merge_out *out, struct gd_err *err, size_t *bad);
 
 #endif

@@ -1,6 +1,7 @@
 /* encode.c: the flusher's wire encoding. See encode.h for the invariants. */
 #include "encode.h"
 
+#include "arena.h"
 #include "event.h"
 #include "go_wire.h"
 #include "invariant.h"
@@ -145,8 +146,13 @@ void enc_process(struct gt_bytes *b, uint64_t gen)
     const char *name = program_invocation_short_name ? program_invocation_short_name : "";
     size_t n = strnlen(name, GT_PROC_NAME_MAX);
     uint8_t payload[3 * GO_MAX_UVARINT_LEN + GT_PROC_NAME_MAX], *q = payload;
-    q = ev_put_uvarint(q, (uint64_t)getpid());
-    q = ev_put_uvarint(q, (uint64_t)getppid());
+    /* The process's pid is the live file's: the last generation of a process dying of a fatal
+     * signal is written by a child it forks for that (docs/robustness.md), whose own pid is
+     * not the process's; its parent is then not known (0). */
+    struct gt_live_head *h = arena_head();
+    pid_t self = getpid(), pid = h ? (pid_t)h->pid : self;
+    q = ev_put_uvarint(q, (uint64_t)pid);
+    q = ev_put_uvarint(q, pid == self ? (uint64_t)getppid() : 0);
     q = ev_put_uvarint(q, n);
     memcpy(q, name, n);
     q += n;
