@@ -53,6 +53,14 @@ struct mg_p { /* an output proc; ids are indices, Idle ones of ended processes a
     uint32_t m;
 };
 
+/* A sync record of an input (go_wire.h GT_SYNC_*): time in ns, thread, object address, then a
+ * wait's reason string and holder, or a release's stack. */
+struct mg_rec {
+    int64_t t;
+    uint8_t type;
+    uint64_t m, addr, a, b;
+};
+
 struct mg_in {
     const char *path;
     struct gd_dec d;
@@ -65,6 +73,12 @@ struct mg_in {
     struct gd_hmap smap, kmap;
     uint64_t cgen, cog;
     char prefix[GT_PROC_NAME_MAX + 32]; /* "name[pid]" */
+    /* Its current generation's sync records (gotrace's holders and releases), by time;
+     * rcur: the next one to write. */
+    struct mg_rec *recs;
+    size_t nrecs, reccap, rcur;
+    uint64_t rgen;
+    int rparsed;
 };
 
 struct mg {
@@ -91,8 +105,8 @@ struct mg {
     size_t nmfree, mfcap;
     uint32_t *pfree; /* Idle procs of ended processes */
     size_t npfree, pfcap;
-    uint64_t sp; /* the synthetic thread's proc, GD_NONE until needed */
-    struct mg_buf strs, stks, cpu;
+    uint64_t sp;                          /* the synthetic thread's proc, GD_NONE until needed */
+    struct mg_buf strs, stks, cpu, sync;  /* sync: gotrace's experimental sync batch */
     struct gd_hmap strmap, stkmap, pcmap; /* content hash -> string id, stack id, pc */
     uint64_t nstr, nstk, npc;
     size_t *heap, nheap;
@@ -421,13 +435,87 @@ static int new_p(struct mg *g, int reuse, uint64_t *id, int *fresh)
     return 0;
 }
 
+/* Writes the generation's sync records out as gotrace's experimental batch. */
+static int flush_sync(struct mg *g)
+{
+    int rc = g->sync.len ? write_batch(g, GT_EXP_SYNC, GO_NO_THREAD, 0, g->sync.p, g->sync.len) : 0;
+    g->sync.len = 0;
+    return rc;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    int64_t x = ((const struct mg_rec *)a)->t, y = ((const struct mg_rec *)b)->t;
+    return (x > y) - (x < y);
+}
+
+/* Reads input in's sync records of its current generation, once, sorted by time. */
+static int parse_recs(struct mg *g, struct mg_in *in)
+{
+    const struct gd_gen *gen = &in->d.gen;
+    if (in->rparsed && in->rgen == gen->num) return 0;
+    in->nrecs = in->rcur = 0;
+    in->rgen = gen->num;
+    in->rparsed = 1;
+    for (size_t pos = 0; pos < gen->nsync;) {
+        uint8_t type = gen->sync[pos++];
+        int nv = type == GT_SYNC_WAIT ? 5 : type == GT_SYNC_RELEASE ? 4 : 0;
+        uint64_t v[5] = {0};
+        for (int k = 0; k < nv; k++) {
+            int n = pos < gen->nsync ? gd_uvarint(gen->sync + pos, gen->nsync - pos, &v[k]) : 0;
+            if (n <= 0) nv = 0; /* cut short: the rest is unreadable (holders.c reads so too) */
+            pos += n > 0 ? (size_t)n : 0;
+        }
+        if (!nv) break;
+        if (gd_grow((void **)&in->recs, &in->reccap, in->nrecs + 1, sizeof(*in->recs)))
+            return oom(g);
+        in->recs[in->nrecs++] =
+            (struct mg_rec){gd_ticks_to_ns(gen, v[0]), type, v[1], v[2], v[3], v[4]};
+    }
+    qsort(in->recs, in->nrecs, sizeof(*in->recs), by_time);
+    return 0;
+}
+
+/* A thread id of input i as written: its output thread's, or itself if it has none. */
+static uint64_t out_tid(const struct mg *g, size_t i, uint64_t tid)
+{
+    uint32_t *v = gd_hm_get(&g->in[i].mmap, tid);
+    return v && g->ms[*v].owner == i ? g->ms[*v].id : tid;
+}
+
+/* Writes input i's sync records up to time limit into the output generation, translated: its
+ * threads, goroutines, strings and stacks as ours, object addresses with the input's number
+ * above bit 48 (two processes' objects never share an address). */
+static int emit_recs(struct mg *g, size_t i, int64_t limit)
+{
+    struct mg_in *in = &g->in[i];
+    if (parse_recs(g, in)) return -1;
+    for (; in->rcur < in->nrecs && in->recs[in->rcur].t <= limit; in->rcur++) {
+        const struct mg_rec *r = &in->recs[in->rcur];
+        uint64_t v[5] = {(uint64_t)r->t, out_tid(g, i, r->m), r->addr ^ ((uint64_t)(i + 1) << 48)};
+        if (r->type == GT_SYNC_WAIT) {
+            if (tr_str(g, in, r->a, &v[3])) return -1;
+            struct mg_g *x = r->b & GT_SYNC_HOLDER_G ? in_g(g, i, r->b & ~GT_SYNC_HOLDER_G) : NULL;
+            v[4] = x ? GT_SYNC_HOLDER_G | x->id : r->b & GT_SYNC_HOLDER_G ? 0 : out_tid(g, i, r->b);
+        } else if (tr_stack(g, in, r->a, 0, &v[3])) {
+            return -1;
+        }
+        if (g->sync.len + 1 + 5 * 10 > GO_MAX_BATCH_PAYLOAD && flush_sync(g)) return -1;
+        int bad = put(&g->sync, &r->type, 1);
+        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4) && !bad; k++)
+            bad = put_uv(&g->sync, v[k]);
+        if (bad) return oom(g);
+    }
+    return 0;
+}
+
 /* Ends the current output generation: every open batch, the tables, the frequency (ns). */
 static int end_gen(struct mg *g)
 {
     for (size_t k = 0; k < g->nms; k++)
         if (flush_m(g, &g->ms[k])) return -1;
     if (flush_m(g, &g->mless) || flush_table(g, &g->strs) || flush_table(g, &g->stks) ||
-        flush_table(g, &g->cpu))
+        flush_table(g, &g->cpu) || flush_sync(g))
         return -1;
     uint8_t f[11] = {GO_EV_FREQUENCY};
     if (write_batch(g, 0, GO_NO_THREAD, 0, f, 1 + uv(f + 1, 1000000000))) return -1;
@@ -807,16 +895,21 @@ static int close_input(struct mg *g, size_t i)
     gd_hm_free(&in->mmap);
     gd_hm_free(&in->smap);
     gd_hm_free(&in->kmap);
+    free(in->recs);
+    in->recs = NULL;
     in->state = 2;
     return rc;
 }
 
-/* Input i's next event, generation ends skipped: 1, 0 at its end, -1 (its d.err says why). */
-static int fetch(struct mg_in *in)
+/* Input i's next event, generation ends skipped: 1, 0 at its end, -1 (its d.err says why, or
+ * g->err when writing failed). At a generation's end, with recs, the rest of its sync records
+ * are written (its tables are still those they refer to). */
+static int fetch(struct mg *g, size_t i, int recs)
 {
+    struct mg_in *in = &g->in[i];
     int rc;
     while ((rc = gd_dec_next(&in->d, &in->ev)) > 0 && in->ev.type == GD_EV_SYNC)
-        ;
+        if (recs && emit_recs(g, i, INT64_MAX)) return -2;
     return rc;
 }
 
@@ -860,7 +953,7 @@ static int open_input(struct mg *g, size_t i)
         *g->err = in->d.err;
         return -1;
     }
-    int rc = fetch(in);
+    int rc = fetch(g, i, 0);
     if (rc < 0) *g->err = in->d.err;
     return rc;
 }
@@ -913,7 +1006,7 @@ static int step(struct mg *g, size_t i)
     if (g->open && (g->now - g->t0 >= g->window || g->bytes >= MG_GEN_BYTES) && end_gen(g))
         return -1;
     if (!g->open && begin_gen(g)) return -1;
-    if (on_event(g, i, &in->ev)) {
+    if (emit_recs(g, i, in->ev.time) || on_event(g, i, &in->ev)) {
         if (g->bad == g->n) return -1; /* the output failed */
         struct gd_err *e = g->err;
         e->gen = in->d.gen.num;
@@ -924,7 +1017,8 @@ static int step(struct mg *g, size_t i)
         e->off = in->ev.off;
         return g->bad = i, -1;
     }
-    int rc = fetch(in);
+    int rc = fetch(g, i, 1);
+    if (rc == -2) return g->bad == g->n ? -1 : (g->bad = i, -1);
     if (rc < 0) {
         *g->err = in->d.err;
         return g->bad = i, -1;
@@ -948,6 +1042,7 @@ static void free_all(struct mg *g)
     free(g->strs.p);
     free(g->stks.p);
     free(g->cpu.p);
+    free(g->sync.p);
     gd_hm_free(&g->mmap);
     gd_hm_free(&g->gmap);
     gd_hm_free(&g->strmap);

@@ -13,6 +13,9 @@
 #   handler threads, and 2 workers of one thread) and with spawn (4: the resource tracker too);
 # - the pipeline's files written with GOTRACE_OUT=x.%p.trace merged by `gotrace merge`, folder
 #   and file list alike, and cut into 1 ms generations (many output generations, each valid).
+# - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
+#   on the merged trace says what it says on the program's own trace (holders carried over),
+#   but for the process in each thread's name and the renumbered goroutines.
 # Every merged trace validates, and Go's own reader names each thread with its process.
 # itest-timeout: 240
 
@@ -133,3 +136,19 @@ assert_eq "$(images w1.trace)" "$(images spawn10.trace)" "the same processes and
 rc=0
 "$G" merge -o none.trace "$CASE_DIR/proj" 2>none.err || rc=$?
 assert_eq "$rc" 2 "merge of a folder without traces"
+
+# 5. Holders survive the merge.
+locks=$(build_prog locks)
+"$G" record -o lk.trace -- sh -c "$locks chain; true" >lk.out 2>lk.err
+validate lk.trace
+own=$(ls lk.trace.d/*.trace | while read -r f; do
+    "$G" summary "$f" | grep -q chain_first && echo "$f"
+done)
+[ -n "$own" ] || fail "no per-process trace of the locks program"
+assert_ge "$(pids lk.trace)" 2 "processes of the locks run"
+# normalize: no header, no durations, no goroutine ids, no process in the names
+norm() { tail -n +2 | sed -E 's/[0-9.]+(ns|us|ms|s)\b//g; s/G[0-9]+/G/g; s/[A-Za-z0-9_.-]+\[[0-9]+\] //g'; }
+"$G" locks --holders "$own" | norm >lk.own
+"$G" locks --holders lk.trace | norm >lk.merged
+grep -q "held by chain_first" lk.own || fail "the program's own trace has no holder"
+diff lk.own lk.merged >lk.diff || fail "locks --holders differs after the merge: $(head -c 300 lk.diff)"
