@@ -43,8 +43,9 @@ struct mg_m {
 
 struct mg_g { /* a live output goroutine */
     uint64_t id, seq;
-    uint8_t st; /* go_gstatus */
-    uint32_t m; /* index in ms while Running or in a syscall */
+    uint8_t st;  /* go_gstatus */
+    uint32_t m;  /* index in ms while Running or in a syscall */
+    uint32_t in; /* its input */
 };
 
 struct mg_p { /* an output proc; ids are indices, Idle ones of ended processes are reused */
@@ -73,6 +74,8 @@ struct mg_in {
     struct gd_hmap smap, kmap;
     uint64_t cgen, cog;
     char prefix[GT_PROC_NAME_MAX + 32]; /* "name[pid]" */
+    char pname[GT_PROC_NAME_MAX + 1];   /* its process: name and pid (0 unknown) */
+    uint64_t pid;
     /* Its current generation's sync records (gotrace's holders and releases), by time;
      * rcur: the next one to write. */
     struct mg_rec *recs;
@@ -105,9 +108,9 @@ struct mg {
     size_t nmfree, mfcap;
     uint32_t *pfree; /* Idle procs of ended processes */
     size_t npfree, pfcap;
-    uint64_t sp;                          /* the synthetic thread's proc, GD_NONE until needed */
-    struct mg_buf strs, stks, cpu, sync;  /* sync: gotrace's experimental sync batch */
-    struct gd_hmap strmap, stkmap, pcmap; /* content hash -> string id, stack id, pc */
+    uint64_t sp; /* the synthetic thread's proc, GD_NONE until needed */
+    struct mg_buf strs, stks, cpu, sync, procs; /* gotrace's sync and process batches */
+    struct gd_hmap strmap, stkmap, pcmap;       /* content hash -> string id, stack id, pc */
     uint64_t nstr, nstk, npc;
     size_t *heap, nheap;
 };
@@ -381,12 +384,31 @@ static struct mg_g *find_g(struct mg *g, uint64_t id)
     return v ? &g->gs[*v] : NULL;
 }
 
+/* Writes goroutine id's process record (GT_EXP_PROCS) of input i, when renaming (more than one
+ * process); 0, or -1 when out of memory or the output failed. */
+static int proc_rec(struct mg *g, uint64_t id, size_t i)
+{
+    if (!g->rename) return 0;
+    const struct mg_in *in = &g->in[i];
+    size_t n = strlen(in->pname);
+    if (g->procs.len + 30 + n > GO_MAX_BATCH_PAYLOAD) {
+        int rc = write_batch(g, GT_EXP_PROCS, GO_NO_THREAD, 0, g->procs.p, g->procs.len);
+        g->procs.len = 0;
+        if (rc) return -1;
+    }
+    return put_uv(&g->procs, id) || put_uv(&g->procs, in->pid) || put_uv(&g->procs, n) ||
+                   put(&g->procs, in->pname, n)
+               ? -1
+               : 0;
+}
+
 /* A new output goroutine for input i's goroutine id, in state st. */
 static struct mg_g *new_g(struct mg *g, size_t i, uint64_t in_id, uint8_t st)
 {
     if (gd_grow((void **)&g->gs, &g->gcap, g->ngs + 1, sizeof(*g->gs))) return NULL;
     uint64_t id = ++g->gnext;
-    g->gs[g->ngs] = (struct mg_g){.id = id, .st = st, .m = UINT32_MAX};
+    g->gs[g->ngs] = (struct mg_g){.id = id, .st = st, .m = UINT32_MAX, .in = (uint32_t)i};
+    if (proc_rec(g, id, i)) return NULL;
     if (gd_hm_put(&g->gmap, id, (uint32_t)g->ngs) || gd_hm_put(&g->in[i].gmap, in_id, (uint32_t)id))
         return NULL;
     /* ids fit 32 bits in the input maps' values: 4 billion threads would overflow first */
@@ -517,6 +539,9 @@ static int end_gen(struct mg *g)
     if (flush_m(g, &g->mless) || flush_table(g, &g->strs) || flush_table(g, &g->stks) ||
         flush_table(g, &g->cpu) || flush_sync(g))
         return -1;
+    if (g->procs.len && write_batch(g, GT_EXP_PROCS, GO_NO_THREAD, 0, g->procs.p, g->procs.len))
+        return -1;
+    g->procs.len = 0;
     uint8_t f[11] = {GO_EV_FREQUENCY};
     if (write_batch(g, 0, GO_NO_THREAD, 0, f, 1 + uv(f + 1, 1000000000))) return -1;
     for (size_t k = 0; k < g->nms; k++) { /* threads of ended processes: slots to reuse */
@@ -554,7 +579,9 @@ static int begin_gen(struct mg *g)
         x->seq = 0;
         int bound = x->st == GO_G_RUNNING || x->st == GO_G_SYSCALL;
         struct mg_m *m = bound ? &g->ms[x->m] : &g->mless;
-        if (EMIT(g, m, GO_EV_GO_STATUS, x->id, bound ? m->id : GO_NO_THREAD, x->st)) return -1;
+        if (EMIT(g, m, GO_EV_GO_STATUS, x->id, bound ? m->id : GO_NO_THREAD, x->st) ||
+            proc_rec(g, x->id, x->in))
+            return -1;
     }
     return 0;
 }
@@ -966,10 +993,13 @@ static void name_input(struct mg_in *in)
     if (gen->has_proc) {
         snprintf(in->prefix, sizeof in->prefix, "%s[%llu]", gen->pname,
                  (unsigned long long)gen->pid);
+        snprintf(in->pname, sizeof in->pname, "%s", gen->pname);
+        in->pid = gen->pid;
         return;
     }
     const char *b = strrchr(in->path, '/');
     snprintf(in->prefix, sizeof in->prefix, "%.*s", GT_PROC_NAME_MAX, b ? b + 1 : in->path);
+    snprintf(in->pname, sizeof in->pname, "%.*s", GT_PROC_NAME_MAX, in->prefix);
 }
 
 /* First pass: each input's first event time and name; the inputs stay closed, so that only the
@@ -1043,6 +1073,7 @@ static void free_all(struct mg *g)
     free(g->stks.p);
     free(g->cpu.p);
     free(g->sync.p);
+    free(g->procs.p);
     gd_hm_free(&g->mmap);
     gd_hm_free(&g->gmap);
     gd_hm_free(&g->strmap);

@@ -165,6 +165,7 @@ static void gen_reset(struct gd_gen *g)
     g->has_freq = 0;
     g->dlen = g->nb = g->nstr = g->nstk = g->npcs = g->nfr = g->ncpu = g->nsync = 0;
     g->has_proc = 0;
+    g->nprocs = 0;
     gd_hm_clear(&g->strmap);
     gd_hm_clear(&g->stkmap);
     gd_hm_clear(&g->pcmap);
@@ -180,6 +181,7 @@ void gd_gen_free(struct gd_gen *g)
     free(g->frames);
     free(g->cpu);
     free(g->sync);
+    free(g->procs);
     gd_hm_free(&g->strmap);
     gd_hm_free(&g->stkmap);
     gd_hm_free(&g->pcmap);
@@ -385,6 +387,12 @@ static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *e
         return 0;
     }
     if (r->spill.exp == GT_EXP_PROC) return proc_batch(g, p, len);
+    if (r->spill.exp == GT_EXP_PROCS) { /* a merged trace's goroutines' processes */
+        if (gd_grow((void **)&g->procs, &g->procscap, g->nprocs + len, 1)) return OOM(g, err, m);
+        memcpy(g->procs + g->nprocs, p, len);
+        g->nprocs += len;
+        return 0;
+    }
     if (r->spill.exp)
         return 0; /* experimental data: kept by Go for experimental events only; unused here */
     if (len > 0 && p[0] == GO_EV_STACKS) return add_stacks(g, p, len, m, foff, err);

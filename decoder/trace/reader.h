@@ -82,6 +82,8 @@ struct gd_gen {
     int has_proc;
     uint64_t pid, ppid;
     char pname[GT_PROC_NAME_MAX + 1]; /* NUL-terminated */
+    uint8_t *procs; /* payloads of a merged trace's process records (GT_EXP_PROCS, go_wire.h) */
+    size_t nprocs, procscap;
     size_t mem;
     int64_t foff; /* file offset of the generation's first batch */
 };

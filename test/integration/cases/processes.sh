@@ -65,6 +65,29 @@ for c in seq sort uniq gzip; do
     [ "$end" -gt "$prev" ] || fail "$img ends at event $end, before its producer (event $prev)"
     prev=$end
 done
+# The Chrome export: a process track per pid, named by its last image, each thread on its
+# process's; the report: each row's process rank, equal exactly for threads of one pid.
+"$G" export --format chrome run.trace -o run.json
+"$G" report run.trace -o run.html
+python3 - run.json run.html <<'PY' || fail "export or report without the processes"
+import json, re, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name" and e["pid"] != 1}
+assert sorted(re.sub(r"\[\d+\]", "", n) for n in procs.values()) == ["gzip", "seq", "sh", "sort", "uniq"], procs
+assert all(n.endswith("[%d]" % p) for p, n in procs.items()), procs
+tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert len(tracks) == 9 and all(n.split(" ")[0].endswith("[%d]" % p) for (p, t), n in tracks.items()), tracks
+assert all(e["pid"] in procs for e in ev if e.get("ph") == "X"), "a slice outside the processes"
+page = open(sys.argv[2]).read()
+data = json.loads(re.search(r'type="application/json"[^>]*>(.*?)</script>', page, re.S).group(1))
+rank = {}
+for t in data["threads"]:
+    pid = re.search(r"\[(\d+)\]", t[0]).group(1)
+    assert rank.setdefault(pid, t[12]) == t[12], (pid, t)
+assert len(set(rank.values())) == 5, rank
+PY
+"$G" export --format chrome "$(ls run.trace.d/*.trace | head -1)" -o one.json
+assert_eq "$(grep -c '"process_name"' one.json)" 1 "process tracks of a single process's export"
 # Go's reader: each thread named with its process.
 assert_eq "$(gids_started_at run.trace "$(images run.trace | awk '/^sort\[/ { print $1 }') main" |
     wc -l)" 1 "go tool trace's goroutine named sort[PID] main"
