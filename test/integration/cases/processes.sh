@@ -11,6 +11,7 @@
 #   and assembly ended;
 # - Python multiprocessing Pool(2) with fork (3 processes: the pool's, with its main thread and 3
 #   handler threads, and 2 workers of one thread) and with spawn (4: the resource tracker too);
+#   system('/bin/true') and popen('/bin/echo hi'): a shell each, and true and echo;
 # - the pipeline's files written with GOTRACE_OUT=x.%p.trace merged by `gotrace merge`, folder
 #   and file list alike, and cut into 1 ms generations (many output generations, each valid).
 # - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
@@ -135,6 +136,17 @@ for m in fork:3 spawn:4; do
     assert_eq "$(images "${m%:*}.trace" | awk -v n="$pyname" 'index($1, n "[") == 1 { print $2 }' |
         sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" "1:$((${m#*:} - 1)) 4:1 " \
         "threads per process of multiprocessing ${m%:*}"
+done
+
+# system() and popen() (posix_spawn of /bin/sh, which runs the command): both followed.
+rc=0
+"$G" record -o sp.trace -- "$py" -c \
+    "import os; os.system('/bin/true'); print(os.popen('/bin/echo hi').read().strip())" \
+    >sp.out 2>sp.err || rc=$?
+assert_eq "$rc:$(cat sp.out)" "0:hi" "system and popen under record"
+validate sp.trace
+for c in "$pyname:1" sh:2 true:1 echo:1; do
+    assert_eq "$(count_named sp.trace "${c%:*}")" "${c#*:}" "${c%:*} processes under system/popen"
 done
 
 # 4. gotrace merge of files written with GOTRACE_OUT=x.%p.trace.
