@@ -86,7 +86,8 @@ struct mg_in {
 
 struct mg {
     struct mg_in *in;
-    size_t n, bad;
+    size_t n, bad; /* bad: the input at fault */
+    int outfail;   /* writing the output failed */
     int rename;
     int64_t window; /* longest generation, ns */
     const struct gd_merge_out *out;
@@ -162,7 +163,7 @@ static int write_batch(struct mg *g, uint8_t exp, uint64_t m, int64_t ts, const 
     k += uv(h + k, (uint64_t)(ts < 0 ? 0 : ts));
     k += uv(h + k, len);
     if (g->out->write(g->out->ctx, h, k) || (len && g->out->write(g->out->ctx, p, len))) {
-        g->bad = g->n;
+        g->outfail = 1;
         return gd_fail(g->err, "cannot write the merged trace");
     }
     g->bytes += k + len;
@@ -1037,7 +1038,7 @@ static int step(struct mg *g, size_t i)
         return -1;
     if (!g->open && begin_gen(g)) return -1;
     if (emit_recs(g, i, in->ev.time) || on_event(g, i, &in->ev)) {
-        if (g->bad == g->n) return -1; /* the output failed */
+        if (g->outfail) return -1; /* not the input's fault */
         struct gd_err *e = g->err;
         e->gen = in->d.gen.num;
         e->has_gen = 1;
@@ -1048,7 +1049,7 @@ static int step(struct mg *g, size_t i)
         return g->bad = i, -1;
     }
     int rc = fetch(g, i, 1);
-    if (rc == -2) return g->bad == g->n ? -1 : (g->bad = i, -1);
+    if (rc == -2) return g->outfail ? -1 : (g->bad = i, -1);
     if (rc < 0) {
         *g->err = in->d.err;
         return g->bad = i, -1;
@@ -1112,7 +1113,7 @@ int gd_merge(const char *const *paths, size_t n, int rename, int64_t window_ns,
         }
     }
     if (!rc && g.open) rc = end_gen(&g);
-    *bad = g.bad;
+    *bad = g.outfail ? n : g.bad;
     free_all(&g);
     return rc;
 }

@@ -17,7 +17,8 @@
 # - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
 #   on the merged trace says what it says on the program's own trace (holders carried over),
 #   but for the process in each thread's name and the renumbered goroutines.
-# Every merged trace validates, and Go's own reader names each thread with its process.
+# Every merged trace validates, and Go's own reader names each thread with its process; a Go
+# program's trace (events the tracer never writes) is refused with the event's name.
 # itest-timeout: 240
 
 G=$GT_BUILD/gotrace
@@ -187,3 +188,11 @@ norm() { tail -n +2 | sed -E 's/[0-9.]+(ns|us|ms|s)\b//g; s/G[0-9]+/G/g; s/[A-Za
 "$G" locks --holders lk.trace | norm >lk.merged
 grep -q "held by chain_first" lk.own || fail "the program's own trace has no holder"
 diff lk.own lk.merged >lk.diff || fail "locks --holders differs after the merge: $(head -c 300 lk.diff)"
+
+# A Go program's trace (GC and heap events) is refused, naming the event; nothing is written.
+rc=0
+"$G" merge -o go.trace "$GT_ROOT/test/decoder/corpus/go122-annotations.bin" pipe/run.trace \
+    2>go.err || rc=$?
+assert_eq "$rc" 1 "merge of a Go program's trace"
+assert_contains go.err "event ProcsChange is not merged" "merge's message"
+[ ! -e go.trace ] || fail "merge wrote go.trace for a refused input"
