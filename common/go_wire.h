@@ -94,6 +94,15 @@ enum { GT_SYNC_WAIT = 1, GT_SYNC_RELEASE = 2 };
 enum { GT_SYNC_ORDER = 3, GT_SYNC_HOLD = 4, GT_SYNC_EXIT_HELD = 5 };
 #define GT_SYNC_HOLDER_G (1ull << 63) /* a holder that is a goroutine id (a thread not started) */
 
+/* gotrace's process batch, one per generation: `uvarint pid, uvarint ppid, uvarint len, name`
+ * (the program's short name, at most GT_PROC_NAME_MAX bytes), so that traces of several
+ * processes can be merged into one and each thread shown with its process (docs/processes.md). */
+#define GT_EXP_PROC 8
+#define GT_PROC_NAME_MAX 64
+/* The process of each goroutine of a merged trace (`gotrace merge`, docs/processes.md): records
+ * `uvarint goroutine, uvarint pid, uvarint len, name`, in each generation for every goroutine
+ * alive at its start or created in it. Go's tools ignore it. */
+#define GT_EXP_PROCS 9
 #define GO_NO_THREAD ((unsigned long long)-1) /* m = 2^64-1: the M-less stream */
 #define GO_MAX_BATCH_PAYLOAD 65536
 #define GO_MAX_STRING_LEN 1024

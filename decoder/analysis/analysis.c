@@ -104,6 +104,8 @@ void gd_ana_free(struct gd_ana *a)
     free(a->str.len);
     gd_hm_free(&a->str.map);
     free(a->gs);
+    free(a->procrec);
+    gd_hm_free(&a->gproc);
     free(a->sites);
     free(a->wakes);
     free(a->otasks);
@@ -147,10 +149,48 @@ static struct gd_ana_g *gacc(struct gd_ana *a, uint64_t id, int64_t t)
     struct gd_ana_g *g = &a->gs[a->ngs++];
     memset(g, 0, sizeof(*g));
     g->id = id;
+    uint32_t *r = gd_hm_get(&a->gproc, id);
+    if (r) {
+        g->pid = a->procrec[*r].pid;
+        g->proc = a->procrec[*r].name;
+    }
     g->m = GD_NONE;
     g->state = GS_NOTEXIST;
     g->since = g->first = g->last = t;
     return g;
+}
+
+/* Reads generation gen's process records (GT_EXP_PROCS): a goroutine seen already gets its
+ * process now, the others when gacc first meets them. 0, or -1 when out of memory. */
+static int read_procs(struct gd_ana *a, const struct gd_gen *gen)
+{
+    gd_hm_clear(&a->gproc);
+    a->nprocrec = 0;
+    a->multi = 1;
+    for (size_t pos = 0; pos < gen->nprocs;) {
+        uint64_t v[3];
+        for (int k = 0; k < 3; k++) {
+            int n = gd_uvarint(gen->procs + pos, gen->nprocs - pos, &v[k]);
+            if (n <= 0) return 0; /* cut short: the rest is unreadable */
+            pos += (size_t)n;
+        }
+        if (v[2] > gen->nprocs - pos) return 0;
+        uint32_t name = gd_intern(&a->str, (const char *)gen->procs + pos, (uint32_t)v[2]);
+        pos += v[2];
+        if (!name) return -1;
+        uint32_t *i = gd_hm_get(&a->gmap, v[0]);
+        if (i) {
+            a->gs[*i].pid = v[1];
+            a->gs[*i].proc = name;
+            continue;
+        }
+        if (gd_grow((void **)&a->procrec, &a->procreccap, a->nprocrec + 1, sizeof(*a->procrec)) ||
+            gd_hm_put(&a->gproc, v[0], (uint32_t)a->nprocrec))
+            return -1;
+        a->procrec[a->nprocrec].pid = v[1];
+        a->procrec[a->nprocrec++].name = name;
+    }
+    return 0;
 }
 
 /* Interned function of the outermost (outer != 0: the start routine) or innermost frame (the
@@ -519,6 +559,7 @@ int gd_ana_event(struct gd_ana *a, const struct gd_tev *ev, const struct gd_gen 
         gd_hm_clear(&a->gleaf);
         gd_hm_clear(&a->gstk);
         a->cache_gen = gen->num;
+        if (gen->nprocs && read_procs(a, gen)) return -1;
     }
     if (a->t0 == INT64_MIN) a->t0 = ev->time;
     a->tend = ev->time;

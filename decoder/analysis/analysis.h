@@ -62,7 +62,11 @@ struct gd_ana_g {
     uint64_t id, m; /* m: the thread (M) it last ran or made a syscall on, GD_NONE none */
     uint32_t start; /* interned outermost function of its first stack; 0 = unknown */
     uint32_t label; /* interned latest GoLabel (the thread's name); 0 = none */
-    uint8_t state;  /* GS_* */
+    /* Its process in a merged trace (GT_EXP_PROCS, docs/processes.md): pid and interned name;
+     * 0 and 0 in a trace of one process. */
+    uint64_t pid;
+    uint32_t proc;
+    uint8_t state;              /* GS_* */
     int64_t since, first, last; /* current interval's start; first mention; last transition */
     int64_t ns_run, ns_runnable, ns_sys, ns_wait;
     uint64_t nblock, nsys; /* waits begun (one under way at its first status too); syscalls */
@@ -171,6 +175,15 @@ struct gd_ana {
     struct gd_hmap gstk;       /* per generation: stack id -> interned stack text */
     struct gd_stack_text text; /* scratch for the stack texts built */
     uint64_t cache_gen;
+    /* The current generation's process records of goroutines not seen yet: id -> index in
+     * procrec (a merged trace's; gacc gives them to a goroutine when it first shows). */
+    struct gd_hmap gproc;
+    struct {
+        uint64_t pid;
+        uint32_t name;
+    } * procrec;
+    size_t nprocrec, procreccap;
+    int multi;        /* the trace names its goroutines' processes: a merge of several */
     int64_t t0, tend; /* the first and the last event's time; t0 INT64_MIN before any */
     uint64_t nflows;  /* flow ids given so far */
     const struct gd_ana_cb *cb;

@@ -59,15 +59,21 @@ static void us(struct gd_out *o, int64_t ns)
     gd_out_n(o, f, 4);
 }
 
-/* The start of an event of phase ph on track tid at ts (ns since the first event). Every
- * event begins with ",\n": the process_name record written first (write_json) is the array's
+/* The process track of goroutine g: its process's pid in a merged trace of several processes
+ * (docs/processes.md), else 1, the one process. */
+#define PID(g) ((g)->pid ? (g)->pid : 1)
+
+/* The start of an event of phase ph on track tid of process pid at ts (ns since the first event).
+ * Every event begins with ",\n": the process_name record written first (write_json) is the array's
  * first element, so no event needs to know whether it is the first. One event a line keeps
  * the file greppable. */
-static void head(struct gd_out *o, const char *ph, uint64_t tid, int64_t ts)
+static void head(struct gd_out *o, const char *ph, uint64_t pid, uint64_t tid, int64_t ts)
 {
     gd_out_s(o, ",\n{\"ph\":\"");
     gd_out_s(o, ph);
-    gd_out_s(o, "\",\"pid\":1,\"tid\":");
+    gd_out_s(o, "\",\"pid\":");
+    gd_out_u(o, pid);
+    gd_out_s(o, ",\"tid\":");
     gd_out_u(o, tid);
     gd_out_s(o, ",\"ts\":");
     us(o, ts);
@@ -92,7 +98,7 @@ static void slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int
     } else {
         return;
     }
-    head(o, "X", g->id, start - a->t0);
+    head(o, "X", PID(g), g->id, start - a->t0);
     gd_out_s(o, ",\"dur\":");
     us(o, end - start);
     gd_out_s(o, ",\"cat\":\"");
@@ -128,7 +134,7 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
 {
     (void)wakee;
     struct gd_out *o = &((struct exp *)a->user)->out;
-    head(o, "s", waker->id, t - a->t0);
+    head(o, "s", PID(waker), waker->id, t - a->t0);
     gd_out_s(o, ",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
     gd_out_u(o, flow);
     gd_out_c(o, '}');
@@ -141,7 +147,7 @@ static void wake(struct gd_ana *a, const struct gd_ana_g *waker, const struct gd
 static void flow_end(struct gd_ana *a, const struct gd_ana_g *wakee, int64_t t, uint64_t flow)
 {
     struct gd_out *o = &((struct exp *)a->user)->out;
-    head(o, "f", wakee->id, t - a->t0);
+    head(o, "f", PID(wakee), wakee->id, t - a->t0);
     gd_out_s(o, ",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
     gd_out_u(o, flow);
     gd_out_c(o, '}');
@@ -156,7 +162,7 @@ static void region(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_o
     struct exp *e = a->user;
     struct gd_out *o = &e->out;
     gd_hm_put(&e->region_gs, g->id, 1);
-    head(o, "X", REGION_TID(g->id), r->start - a->t0);
+    head(o, "X", PID(g), REGION_TID(g->id), r->start - a->t0);
     gd_out_s(o, ",\"dur\":");
     us(o, end - r->start);
     gd_out_s(o, ",\"cat\":\"region\",\"name\":\"");
@@ -175,7 +181,7 @@ static void log_ev(struct gd_ana *a, const struct gd_ana_g *g, const struct gd_t
     struct gd_out *o = &((struct exp *)a->user)->out;
     uint32_t klen, vlen;
     const char *k = gd_str(gen, ev->args[1], &klen), *v = gd_str(gen, ev->args[2], &vlen);
-    head(o, "i", g->id, ev->time - a->t0);
+    head(o, "i", PID(g), g->id, ev->time - a->t0);
     gd_out_s(o, ",\"s\":\"t\",\"cat\":\"log\",\"name\":\"");
     if (klen)
         gd_out_json(o, k, klen, 0);
@@ -193,19 +199,57 @@ static const struct gd_ana_cb callbacks = {slice, wake, flow_end, region, log_ev
 
 /* Metadata naming track tid and placing it at sort_index. Without sort indices the viewer
  * orders tracks its own way and a region track would not sit under its thread. */
-static void track(struct gd_out *o, uint64_t tid, const char *name, const char *suffix,
-                  uint64_t sort_index)
+static void track(struct gd_out *o, uint64_t pid, uint64_t tid, const char *name,
+                  const char *suffix, uint64_t sort_index)
 {
-    gd_out_s(o, ",\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_name\",\"tid\":");
+    gd_out_s(o, ",\n{\"ph\":\"M\",\"pid\":");
+    gd_out_u(o, pid);
+    gd_out_s(o, ",\"name\":\"thread_name\",\"tid\":");
     gd_out_u(o, tid);
     gd_out_s(o, ",\"args\":{\"name\":\"");
     gd_out_json(o, name, strlen(name), 0);
     gd_out_s(o, suffix);
-    gd_out_s(o, "\"}},\n{\"ph\":\"M\",\"pid\":1,\"name\":\"thread_sort_index\",\"tid\":");
+    gd_out_s(o, "\"}},\n{\"ph\":\"M\",\"pid\":");
+    gd_out_u(o, pid);
+    gd_out_s(o, ",\"name\":\"thread_sort_index\",\"tid\":");
     gd_out_u(o, tid);
     gd_out_s(o, ",\"args\":{\"sort_index\":");
     gd_out_u(o, sort_index);
     gd_out_s(o, "}}");
+}
+
+/* A merged trace's process tracks: each pid named by its last image ("name[pid]": an exec'd
+ * image's threads come after those of the image before it) and sorted by first appearance.
+ * Nothing for a trace of one process (its pid 1 track is named by the file). 0, or -1 when out
+ * of memory. */
+static int processes(struct gd_out *o, const struct gd_ana *a)
+{
+    struct gd_hmap seen = {0}; /* pid -> index in the goroutines: its last image's */
+    uint64_t *order = malloc((a->ngs + 1) * sizeof(*order));
+    size_t n = 0;
+    int rc = order ? 0 : -1;
+    for (size_t i = 0; i < a->ngs && !rc; i++) {
+        const struct gd_ana_g *g = &a->gs[i];
+        if (g->pid && !gd_hm_get(&seen, g->pid)) order[n++] = g->pid;
+        if (g->pid) rc = gd_hm_put(&seen, g->pid, (uint32_t)i);
+    }
+    for (size_t k = 0; k < n && !rc; k++) {
+        const struct gd_ana_g *g = &a->gs[*gd_hm_get(&seen, order[k])];
+        char name[GD_NAME_MAX];
+        snprintf(name, sizeof name, "%s[%" PRIu64 "]", g->proc ? a->str.s[g->proc] : "", g->pid);
+        gd_out_s(o, ",\n{\"ph\":\"M\",\"pid\":");
+        gd_out_u(o, g->pid);
+        gd_out_s(o, ",\"name\":\"process_name\",\"args\":{\"name\":\"");
+        gd_out_json(o, name, strlen(name), 0);
+        gd_out_s(o, "\"}},\n{\"ph\":\"M\",\"pid\":");
+        gd_out_u(o, g->pid);
+        gd_out_s(o, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
+        gd_out_u(o, k);
+        gd_out_s(o, "}}");
+    }
+    free(order);
+    gd_hm_free(&seen);
+    return rc;
 }
 
 /* Writes the JSON of the whole trace into e->out; 0, or -1 when the trace is bad (the document
@@ -239,10 +283,12 @@ static int write_json(struct exp *e, struct gd_dec *d, const char *file)
     for (size_t i = 0; rc >= 0 && i < a->ngs; i++) {
         char buf[GD_NAME_MAX];
         const char *name = gd_ana_name(a, &a->gs[i], 1, buf);
-        track(out, a->gs[i].id, name, "", 2 * (uint64_t)i);
+        track(out, PID(&a->gs[i]), a->gs[i].id, name, "", 2 * (uint64_t)i);
         if (gd_hm_get(&e->region_gs, a->gs[i].id))
-            track(out, REGION_TID(a->gs[i].id), name, " regions", 2 * (uint64_t)i + 1);
+            track(out, PID(&a->gs[i]), REGION_TID(a->gs[i].id), name, " regions",
+                  2 * (uint64_t)i + 1);
     }
+    if (rc >= 0 && processes(out, a)) rc = -1;
     if (rc >= 0) gd_out_s(out, "\n]}\n");
     hd_free(s);
     free(s);

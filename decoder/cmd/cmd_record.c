@@ -1,23 +1,30 @@
 /* cmd_record.c: `gotrace record [-o FILE] -- PROGRAM ARGS...` — runs PROGRAM with
- * libgotrace.so preloaded, then says where the trace is and how to look at it.
+ * libgotrace.so preloaded, follows every process it starts (children inherit LD_PRELOAD), and
+ * leaves FILE as ONE trace of them all (cmd_merge.c), the per-process traces kept in FILE.d/;
+ * then says where the trace is and how to look at it.
  * Invariants: the library is found next to this binary, else in ../lib; LD_PRELOAD keeps any
- * existing value (ours is appended); GOTRACE_OUT defaults to gotrace.%p.trace and %p is the
- * child's pid; the exit status is the program's (128+signal if killed, 127 if it could not be
- * started), as a shell reports it, so `gotrace record -- make test` can stand in for
- * `make test` in a script; a program killed by a signal has its trace recovered
- * (cmd_recover.c) first. record's own messages go to stderr, so the program's stdout is only
- * the program's (a recovery prints its one line to stdout, as `gotrace recover` does).
- * record's own failures (no tracer found, fork failed) are status 1. */
+ * existing value (ours is appended); FILE defaults to gotrace.%p.trace and %p is the program's
+ * pid; each process writes FILE.d/PID.trace (an exec'd image PID-execN.trace), the folder's
+ * old trace files removed first; record is the subreaper of the program's tree, so it waits
+ * for every process of it (one left running in the background too) before merging; the exit
+ * status is the program's (128+signal if killed, 127 if it could not be started), as a shell
+ * reports it, so `gotrace record -- make test` can stand in for `make test` in a script; a
+ * process killed by a signal has its trace recovered (cmd_recover.c) first. record's own
+ * messages go to stderr, so the program's stdout is only the program's (a recovery prints its
+ * one line to stdout, as `gotrace recover` does). record's own failures (no tracer found, fork
+ * failed) are status 1. */
 #include "cli.h"
 #include "cmds.h"
 #include "live.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,10 +33,12 @@ static const char usage[] =
     "usage: gotrace record [-o FILE] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM with the tracer (libgotrace.so, found next to gotrace or in ../lib)\n"
-    "preloaded and writes a Go execution trace to FILE (default gotrace.%p.trace; %p is the\n"
-    "program's pid, %% a percent sign). Exits with the program's status (128+signal if it\n"
-    "was killed) and prints where the trace is and what to run next. When the program is\n"
-    "killed by a signal, its trace is completed first (as `gotrace recover` does).\n";
+    "preloaded, with every process it starts, and writes ONE Go execution trace of them all\n"
+    "to FILE (default gotrace.%p.trace; %p is the program's pid, %% a percent sign); each\n"
+    "process's own trace is kept in FILE.d/. Waits for every process of the tree, exits with\n"
+    "the program's status (128+signal if it was killed) and prints where the trace is and\n"
+    "what to run next. A process killed by a signal has its trace completed first (as\n"
+    "`gotrace recover` does).\n";
 
 /* Finds libgotrace.so next to the executable or in ../lib; 0 or -1. The binary's own
  * location (/proc/self/exe, links resolved), not PATH or the working directory: build/gotrace
@@ -123,20 +132,86 @@ static char *preload_value(void)
     return preload;
 }
 
-/* Runs argv[0] with the tracer and waits for it: its pid and wait status in *pid, *st; 0 or -1
- * (fork failed). SIGINT and SIGQUIT are ignored meanwhile, as a shell does for a foreground
- * job it waits for: the terminal sends ^C (^\) to the whole foreground process group, record
- * and the program alike. The program handles it as it would untraced (its tracer writes the
- * last generation as it dies); record must outlive it, to report its status and, if the signal
- * killed it before its trace was whole, to recover the rest, which nobody would do if record
- * died of the same ^C. The child gets the dispositions record had, so the program sees no
- * difference (an ignored SIGINT would survive exec and make it immune to ^C). */
+/* The folder of the per-process traces of trace path: path.d, absolute when abs (the
+ * program's processes may change directory); 0, or -1 when it does not fit. */
+static int folder_of(const char *path, int abs, char *out, size_t n)
+{
+    char cwd[PATH_MAX];
+    int k;
+    if (abs && path[0] != '/') {
+        if (!getcwd(cwd, sizeof cwd)) return -1;
+        k = snprintf(out, n, "%s/%s.d", cwd, path);
+    } else {
+        k = snprintf(out, n, "%s.d", path);
+    }
+    return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
+/* Whether a file of the folder is a process's trace: PID.trace, PID-execN.trace, ... */
+static int is_proc_trace(const char *name)
+{
+    return name[0] >= '0' && name[0] <= '9' && strstr(name, ".trace");
+}
+
+/* Makes folder dir, or empties it of an earlier run's process traces; 0 or -1 (errno set). */
+static int prepare_folder(const char *dir)
+{
+    if (mkdir(dir, 0777) == 0) return 0;
+    if (errno != EEXIST) return -1;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    char p[PATH_MAX];
+    while ((e = readdir(d)))
+        if (is_proc_trace(e->d_name) &&
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p)
+            unlink(p);
+    closedir(d);
+    return 0;
+}
+
+/* In the child, before exec: the folder made and GOTRACE_OUT pointing into it; 0 or -1 after
+ * a message. */
+static int child_env(const char *preload, const char *outpat)
+{
+    char path[PATH_MAX], dir[PATH_MAX], out[PATH_MAX + 16];
+    expand(outpat, getpid(), path, sizeof path);
+    if (folder_of(path, 1, dir, sizeof dir) || prepare_folder(dir)) {
+        fprintf(stderr, "gotrace: record: %s.d: %s\n", path, strerror(errno));
+        return -1;
+    }
+    snprintf(out, sizeof out, "%s/%%p.trace", dir);
+    return setenv("LD_PRELOAD", preload, 1) || setenv("GOTRACE_OUT", out, 1) ? -1 : 0;
+}
+
+/* Waits for program pid (its wait status in *st) and for every process of its tree: record is
+ * their subreaper, so orphans come to it, and once none is left every trace is complete. */
+static void wait_tree(pid_t pid, int *st)
+{
+    for (;;) {
+        int s;
+        pid_t w = waitpid(-1, &s, 0);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return; /* ECHILD: the tree is over */
+        if (w == pid) *st = s;
+    }
+}
+
+/* Runs argv[0] with the tracer and waits for it and its tree: its pid and wait status in *pid,
+ * *st; 0 or -1 (fork failed). SIGINT and SIGQUIT are ignored meanwhile, as a shell does for a
+ * foreground job it waits for: the terminal sends ^C (^\) to the whole foreground process
+ * group, record and the program alike. The program handles it as it would untraced (its tracer
+ * writes the last generation as it dies); record must outlive it, to report its status and, if
+ * the signal killed it before its trace was whole, to recover the rest, which nobody would do
+ * if record died of the same ^C. The child gets the dispositions record had, so the program
+ * sees no difference (an ignored SIGINT would survive exec and make it immune to ^C). */
 static int run_traced(char **argv, const char *preload, const char *outpat, pid_t *pid, int *st)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &oint);
     sigaction(SIGQUIT, &ign, &oquit);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     fflush(NULL); /* what record printed so far comes before the program's output */
     *pid = fork();
     if (*pid < 0) {
@@ -147,51 +222,82 @@ static int run_traced(char **argv, const char *preload, const char *outpat, pid_
         /* Set in the child only: record's own environment stays as it was. 127 is a shell's
          * status for a command that could not be run; _exit, not exit: the parent's stdio
          * buffers and atexit handlers are not the child's to run. */
-        if (setenv("LD_PRELOAD", preload, 1) || setenv("GOTRACE_OUT", outpat, 1)) _exit(127);
+        if (child_env(preload, outpat)) _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "gotrace: record: %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     } else {
-        /* Only this child: the program's own children are the program's to reap. */
-        while (waitpid(*pid, st, 0) < 0 && errno == EINTR)
-            ;
+        wait_tree(*pid, st);
     }
     sigaction(SIGINT, &oint, NULL);
     sigaction(SIGQUIT, &oquit, NULL);
     return *pid < 0 ? -1 : 0;
 }
 
-/* After the program ended with wait status st: completes the trace at path if a signal killed
- * the program before it wrote all of it (its live file is left), then says where the trace is
- * and what to run next (or that there is none). */
-static void report_trace(const char *prog, const char *path, int st, int code)
+/* Completes the trace of every process of folder dir that a signal killed before it wrote all
+ * of it (its live file is left: SIGKILL, or a fatal signal whose handler was the program's);
+ * returns how many process traces the folder holds, and one of them in one (n bytes). */
+static size_t recover_killed(const char *dir, char *one, size_t n)
 {
-    char live[512];
-    /* Only after a signal: a program that exited wrote its last generation and removed its
-     * live file itself. A fatal signal the tracer caught also ends cleanly (the file is
-     * gone); SIGKILL, or a signal whose handler was the program's, leaves it. dead_only: a
-     * file whose process still runs (a child the program forked) is not recovered now, and
-     * recover would refuse it anyway; record then only says where the trace is. */
-    if (WIFSIGNALED(st) && gd_live_find(path, 1, live, sizeof live)) {
-        fprintf(stderr, "gotrace: record: %s was killed by signal %d; recovering its trace\n", prog,
-                WTERMSIG(st));
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t count = 0;
+    struct dirent *e;
+    char p[PATH_MAX], live[512];
+    while ((e = readdir(d))) {
+        if (!is_proc_trace(e->d_name) ||
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p)
+            continue;
+        count++;
+        snprintf(one, n, "%s", p);
+        if (!gd_live_find(p, 1, live, sizeof live)) continue;
+        fprintf(stderr, "gotrace: record: %s: its process was killed; recovering its trace\n", p);
         fflush(stdout);
-        gd_recover_file(path, 0); /* its messages are its own; the status stays the program's */
+        gd_recover_file(p, 0); /* its messages are its own; the status stays the program's */
     }
+    closedir(d);
+    return count;
+}
+
+/* Makes path the trace of the folder's processes: the one trace itself (a hard link, else a
+ * copy through merge) or their merge; returns how many processes, 0 when none or on failure
+ * (after a message). */
+static size_t make_trace(const char *path, const char *dir)
+{
+    char one[PATH_MAX];
+    size_t n = recover_killed(dir, one, sizeof one);
+    if (!n) return 0;
+    if (n == 1) {
+        unlink(path);
+        if (link(one, path) == 0) return 1;
+    }
+    size_t found;
+    return gd_merge_into(dir, path, &found) == 0 ? found : 0;
+}
+
+/* After the program and its tree ended (the program with wait status st): says where the trace
+ * is and what to run next (or that there is none). */
+static void report_trace(const char *prog, const char *path, size_t nproc, const char *dir,
+                         int code)
+{
     struct stat sb;
-    if (stat(path, &sb) != 0) {
+    if (!nproc || stat(path, &sb) != 0) {
         fprintf(stderr, "gotrace: record: %s exited with status %d; no trace at %s\n", prog, code,
                 path);
         return;
     }
+    fprintf(stderr, "gotrace: record: %s exited with status %d; trace written to %s (%lld bytes)",
+            prog, code, path, (long long)sb.st_size);
+    if (nproc > 1)
+        fprintf(stderr, ": %zu processes on one timeline, each one's own trace in %s/", nproc, dir);
     fprintf(stderr,
-            "gotrace: record: %s exited with status %d; trace written to %s (%lld bytes)\n"
+            "\n"
             "next:\n"
             "  gotrace summary %s       # per-thread running / blocked / syscall time\n"
             "  gotrace contention %s    # where threads waited, by stack\n"
             "  gotrace export --format chrome %s -o trace.json   # Perfetto UI\n"
             "  go tool trace %s         # Go's web viewer\n",
-            prog, code, path, (long long)sb.st_size, path, path, path, path);
+            path, path, path, path);
 }
 
 int gd_cmd_record(int argc, char **argv)
@@ -208,8 +314,9 @@ int gd_cmd_record(int argc, char **argv)
     if (rc) return GD_EXIT_BAD_TRACE;
     /* The program's own status, as a shell reports it. */
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-    char path[PATH_MAX];
+    char path[PATH_MAX], dir[PATH_MAX];
     expand(outpat, pid, path, sizeof(path));
-    report_trace(argv[prog], path, st, code);
+    size_t n = folder_of(path, 0, dir, sizeof dir) ? 0 : make_trace(path, dir);
+    report_trace(argv[prog], path, n, dir, code);
     return code;
 }

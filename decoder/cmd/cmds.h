@@ -7,6 +7,8 @@
 #ifndef GOTRACE_DECODER_CMDS_H
 #define GOTRACE_DECODER_CMDS_H
 
+#include <stddef.h>
+
 /* `check FILE`: the verdict line; 1 with the located error for a bad trace. */
 int gd_cmd_check(int argc, char **argv);
 /* `dump [--stacks] FILE`: every event; for a bad trace, the events before the damage, then 1. */
@@ -22,6 +24,11 @@ int gd_cmd_report(int argc, char **argv);
 /* `record [-o FILE] -- PROGRAM ARGS...`: runs PROGRAM traced; returns the program's status
  * (128 + signal when killed, 127 when it could not start), 1 when the tracer is not found. */
 int gd_cmd_record(int argc, char **argv);
+/* `merge -o OUT FILE...|DIR`: several processes' traces as one (docs/processes.md). */
+int gd_cmd_merge(int argc, char **argv);
+/* merge's work for record: the trace files in folder dir merged into out; the exit status (after
+ * a message on failure); *nproc the number of traces found. */
+int gd_merge_into(const char *dir, const char *out, size_t *nproc);
 /* `locks [--holders] [--top N] FILE`: sync objects by total wait (docs/locks.md). */
 int gd_cmd_locks(int argc, char **argv);
 /* `critical-path FILE [target] [--from T] [--to T]`: 2 when the target is not in the trace. */

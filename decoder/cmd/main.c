@@ -30,6 +30,7 @@ static const char usage[] =
     "  hangs [--at TIME] FILE     blocked threads, their holders, deadlocks\n"
     "  record [-o FILE] -- PROGRAM ARGS...       run PROGRAM with the tracer preloaded\n"
     "  recover [--keep] FILE      complete the trace of a process that was killed\n"
+    "  merge -o OUT FILE...|DIR   several processes' traces as one\n"
     "\n"
     "Run `gotrace COMMAND --help` for a command's options. Exit status: 0 ok, 1 bad trace,\n"
     "2 bad usage, 3 input/output error (trace unreadable, output not written).\n";
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "export")) return gd_cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "report")) return gd_cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "record")) return gd_cmd_record(argc - 1, argv + 1);
+    if (!strcmp(c, "merge")) return gd_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(c, "locks")) return gd_cmd_locks(argc - 1, argv + 1);
     if (!strcmp(c, "critical-path")) return gd_cmd_critical_path(argc - 1, argv + 1);
     if (!strcmp(c, "hangs")) return gd_cmd_hangs(argc - 1, argv + 1);

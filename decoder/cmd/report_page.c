@@ -11,8 +11,10 @@
  *     stack text, region/task/function name is an index into it, so a stack shared by
  *     thousands of intervals is written once;
  *   threads: [name, id, tid (last M, -1 none), lifetime, running, runnable, syscall, blocked,
- *     blocks, syscalls, samples, [reason, ns, waits, ...]] per goroutine in analysis order: a
- *     thread's number in the arrays below is its index here (the page sorts rows by id);
+ *     blocks, syscalls, samples, [reason, ns, waits, ...]] per goroutine in analysis order (in
+ *     a merged trace of several processes, then its process's rank, by first appearance: the
+ *     page groups rows by process, docs/processes.md): a thread's number in the arrays below
+ *     is its index here (the page sorts rows by id);
  *   slices (7 numbers per interval) when the timeline fits its budget, else width and
  *     buckets; then regions (5), samples (3), tasks (4), regionsum (4), prof (4);
  *   holders, locks, critical_note, critical_path, hangs (the holders analysis; small, strings
@@ -79,6 +81,7 @@ static void threads(struct gd_out *o, const struct gd_ana *a)
 {
     key(o, "threads");
     gd_out_c(o, '[');
+    struct gd_hmap procs = {0}; /* a merged trace's pids -> their order of first appearance */
     for (size_t i = 0; i < a->ngs; i++) {
         const struct gd_ana_g *g = &a->gs[i];
         char nb[GD_NAME_MAX];
@@ -98,9 +101,17 @@ static void threads(struct gd_out *o, const struct gd_ana *a)
             num(o, 0, g->reasons[r].ns);
             num(o, 0, (int64_t)g->reasons[r].count);
         }
-        gd_out_s(o, "]]");
+        gd_out_c(o, ']');
+        if (a->multi) { /* its process's rank: the page groups rows by process */
+            uint32_t *k = gd_hm_get(&procs, g->pid);
+            uint32_t rank = k ? *k : (uint32_t)procs.len;
+            if (!k && gd_hm_put(&procs, g->pid, rank)) rank = 0; /* out of memory: ungrouped */
+            num(o, 0, rank);
+        }
+        gd_out_c(o, ']');
     }
     gd_out_c(o, ']');
+    gd_hm_free(&procs);
 }
 
 /* What the flat arrays are read from (the row callbacks of flat take one pointer). */
@@ -434,8 +445,8 @@ static void critical(struct gd_out *o, struct hd *s)
 
 /* [thread, what it waits on ("waiting on mutex m"), its holder's name ("" none, or a join:
  * the join names it)] of a deadlock's member or of a thread behind it. */
-static void hang_member(struct gd_out *o, const struct hd *s, const struct hg_report *r,
-                        uint32_t g, int first)
+static void hang_member(struct gd_out *o, const struct hd *s, const struct hg_report *r, uint32_t g,
+                        int first)
 {
     char w[1300];
     const struct hg_thread *t = &r->t[g];

@@ -45,8 +45,9 @@ function stackText(id) {
 const T = D.threads.map((r, i) => ({
   i, name: r[0], id: r[1], tid: r[2], life: r[3], run: r[4], runnable: r[5], sys: r[6],
   wait: r[7], blocks: r[8], syscalls: r[9], samples: r[10], reasons: r[11],
+  proc: r.length > 12 ? r[12] : 0, // a merged trace's: its process's rank (rows by process)
 }));
-const order = T.slice().sort((a, b) => a.id - b.id);
+const order = T.slice().sort((a, b) => a.proc - b.proc || a.id - b.id);
 
 /* ---- facts ---- */
 function facts() {

@@ -164,6 +164,8 @@ static void gen_reset(struct gd_gen *g)
     g->freq = 0;
     g->has_freq = 0;
     g->dlen = g->nb = g->nstr = g->nstk = g->npcs = g->nfr = g->ncpu = g->nsync = 0;
+    g->has_proc = 0;
+    g->nprocs = 0;
     gd_hm_clear(&g->strmap);
     gd_hm_clear(&g->stkmap);
     gd_hm_clear(&g->pcmap);
@@ -179,6 +181,7 @@ void gd_gen_free(struct gd_gen *g)
     free(g->frames);
     free(g->cpu);
     free(g->sync);
+    free(g->procs);
     gd_hm_free(&g->strmap);
     gd_hm_free(&g->stkmap);
     gd_hm_free(&g->pcmap);
@@ -345,6 +348,26 @@ static int add_cpu(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t m,
     return 0;
 }
 
+/* gotrace's process batch: pid, ppid, name (go_wire.h). Kept only when whole and well formed;
+ * anything else is ignored like any experimental data Go does not know. Always 0. */
+static int proc_batch(struct gd_gen *g, const uint8_t *p, uint32_t len)
+{
+    uint64_t v[3];
+    size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        int n = gd_uvarint(p + at, len - at, &v[i]);
+        if (n <= 0) return 0;
+        at += (size_t)n;
+    }
+    if (v[2] > GT_PROC_NAME_MAX || v[2] > len - at) return 0;
+    g->pid = v[0];
+    g->ppid = v[1];
+    memcpy(g->pname, p + at, v[2]);
+    g->pname[v[2]] = 0;
+    g->has_proc = 1;
+    return 0;
+}
+
 /* Appends the batch held in r->spill to g: 0, -1 on error, GO_EOF when Go's reader would stop
  * here as if the file had ended (err describes why). Go's processBatch: a batch is a table
  * (strings, stacks, CPU samples, the frequency) when its first payload byte says so and it is
@@ -361,6 +384,13 @@ static int process_batch(struct gd_reader *r, struct gd_gen *g, struct gd_err *e
         if (gd_grow((void **)&g->sync, &g->synccap, g->nsync + len, 1)) return OOM(g, err, m);
         memcpy(g->sync + g->nsync, p, len);
         g->nsync += len;
+        return 0;
+    }
+    if (r->spill.exp == GT_EXP_PROC) return proc_batch(g, p, len);
+    if (r->spill.exp == GT_EXP_PROCS) { /* a merged trace's goroutines' processes */
+        if (gd_grow((void **)&g->procs, &g->procscap, g->nprocs + len, 1)) return OOM(g, err, m);
+        memcpy(g->procs + g->nprocs, p, len);
+        g->nprocs += len;
         return 0;
     }
     if (r->spill.exp)

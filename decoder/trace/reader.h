@@ -15,6 +15,8 @@
 #include "hmap.h"
 #include "input.h"
 
+#include "go_wire.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,6 +77,13 @@ struct gd_gen {
     size_t ncpu, cpucap;
     uint8_t *sync; /* payloads of gotrace's experimental batches (GT_EXP_SYNC, go_wire.h) */
     size_t nsync, synccap;
+    /* gotrace's process batch (GT_EXP_PROC, go_wire.h), if the generation has one: which
+     * process wrote it. A malformed one is ignored, as Go ignores experimental data. */
+    int has_proc;
+    uint64_t pid, ppid;
+    char pname[GT_PROC_NAME_MAX + 1]; /* NUL-terminated */
+    uint8_t *procs; /* payloads of a merged trace's process records (GT_EXP_PROCS, go_wire.h) */
+    size_t nprocs, procscap;
     size_t mem;
     int64_t foff; /* file offset of the generation's first batch */
 };

@@ -1,13 +1,16 @@
 /* encode.c: the flusher's wire encoding. See encode.h for the invariants. */
 #include "encode.h"
 
+#include "arena.h"
 #include "event.h"
 #include "go_wire.h"
 #include "invariant.h"
 #include "state.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int reserve(struct gt_bytes *b, size_t n)
 {
@@ -134,4 +137,29 @@ void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int
     enc_put(b, (uint8_t[]){GO_EV_CPU_SAMPLE}, 1);
     for (int i = 0; i < 5; i++)
         enc_uv(b, rec[i]);
+}
+
+void enc_process(struct gt_bytes *b, uint64_t gen)
+{
+    /* program_invocation_short_name: argv[0]'s last part, set by glibc before any constructor,
+     * so it names the image that runs (after exec, the new one). */
+    const char *name = program_invocation_short_name ? program_invocation_short_name : "";
+    size_t n = strnlen(name, GT_PROC_NAME_MAX);
+    uint8_t payload[3 * GO_MAX_UVARINT_LEN + GT_PROC_NAME_MAX], *q = payload;
+    /* The process's pid is the live file's: the last generation of a process dying of a fatal
+     * signal is written by a child it forks for that (docs/robustness.md), whose own pid is
+     * not the process's; its parent is then not known (0). */
+    struct gt_live_head *h = arena_head();
+    pid_t self = getpid(), pid = h ? (pid_t)h->pid : self;
+    q = ev_put_uvarint(q, (uint64_t)pid);
+    q = ev_put_uvarint(q, pid == self ? (uint64_t)getppid() : 0);
+    q = ev_put_uvarint(q, n);
+    memcpy(q, name, n);
+    q += n;
+    enc_put(b, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_PROC}, 2);
+    enc_uv(b, gen);
+    enc_uv(b, GO_NO_THREAD);
+    enc_uv(b, 0);
+    enc_uv(b, (uint64_t)(q - payload));
+    enc_put(b, payload, (size_t)(q - payload));
 }

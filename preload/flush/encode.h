@@ -46,4 +46,8 @@ void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, si
 void enc_frequency(struct gt_bytes *b, uint64_t gen, uint64_t ticks_per_sec);
 /* One CPU sample {ts, m, p, g, stack}; *open: the sample batch was begun (the first opens it). */
 void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int *open);
+/* gotrace's process batch (GT_EXP_PROC, go_wire.h) of generation gen: this process's pid,
+ * its parent's and its short name, read now (a forked child has its own pid, an exec'd image
+ * its own name). Two system calls a generation, on the flusher. */
+void enc_process(struct gt_bytes *b, uint64_t gen);
 #endif

@@ -225,6 +225,7 @@ static void write_generation(uint64_t gen)
         return;
     }
     so_encode(&G.out, gen, fg); /* holders and releases of sync objects */
+    enc_process(&G.out, fg);    /* which process this is, for `gotrace merge` */
     struct visit v = {gen, fg};
     uint64_t t0 = selfcost_begin();
     enc_struct_begin(&G.out, fg, GO_EV_STACKS);

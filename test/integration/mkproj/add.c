@@ -1,0 +1,7 @@
+/* add.c: one compile of the tiny project (Makefile). */
+#include "calc.h"
+
+int add(int a, int b)
+{
+    return a + b;
+}

@@ -1,0 +1,7 @@
+/* mul.c: one compile of the tiny project (Makefile). */
+#include "calc.h"
+
+int mul(int a, int b)
+{
+    return a * b;
+}
