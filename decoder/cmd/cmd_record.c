@@ -153,11 +153,15 @@ static int is_proc_trace(const char *name)
     return name[0] >= '0' && name[0] <= '9' && strstr(name, ".trace");
 }
 
-/* Makes folder dir, or empties it of an earlier run's process traces; 0 or -1 (errno set). */
+/* Makes folder dir, or empties it of an earlier run's process traces; 0 or -1 (errno set).
+ * Run as root, the folder is writable by every user with the sticky bit (as /tmp): only root
+ * can change users, and a server that switches to its own user and then execs (setpriv,
+ * runuser, su) writes its new image's trace there as that user; each file stays its writer's. */
 static int prepare_folder(const char *dir)
 {
-    if (mkdir(dir, 0777) == 0) return 0;
+    if (mkdir(dir, 0777) == 0) return geteuid() == 0 ? chmod(dir, 01777) : 0;
     if (errno != EEXIST) return -1;
+    if (geteuid() == 0 && chmod(dir, 01777) != 0) return -1;
     DIR *d = opendir(dir);
     if (!d) return -1;
     struct dirent *e;

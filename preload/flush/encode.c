@@ -139,12 +139,22 @@ void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int
         enc_uv(b, rec[i]);
 }
 
-void enc_process(struct gt_bytes *b, uint64_t gen)
+static char proc_name[GT_PROC_NAME_MAX + 1]; /* enc_process_name_keep's copy */
+
+void enc_process_name_keep(void)
 {
     /* program_invocation_short_name: argv[0]'s last part, set by glibc before any constructor,
      * so it names the image that runs (after exec, the new one). */
     const char *name = program_invocation_short_name ? program_invocation_short_name : "";
     size_t n = strnlen(name, GT_PROC_NAME_MAX);
+    memcpy(proc_name, name, n);
+    proc_name[n] = 0;
+}
+
+void enc_process(struct gt_bytes *b, uint64_t gen)
+{
+    const char *name = proc_name;
+    size_t n = strlen(name);
     uint8_t payload[3 * GO_MAX_UVARINT_LEN + GT_PROC_NAME_MAX], *q = payload;
     /* The process's pid is the live file's: the last generation of a process dying of a fatal
      * signal is written by a child it forks for that (docs/robustness.md), whose own pid is

@@ -46,8 +46,12 @@ void enc_string(struct gt_bytes *b, uint64_t gen, uint64_t id, const char *s, si
 void enc_frequency(struct gt_bytes *b, uint64_t gen, uint64_t ticks_per_sec);
 /* One CPU sample {ts, m, p, g, stack}; *open: the sample batch was begun (the first opens it). */
 void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int *open);
+/* Keeps the process's short name (argv[0]'s last part) as it is at the tracer's start, before
+ * main: a server may write its status over argv later (PostgreSQL's "postgres: checkpointer"
+ * over argv[0]'s bytes). A forked child inherits the copy, an exec'd image makes its own. */
+void enc_process_name_keep(void);
 /* gotrace's process batch (GT_EXP_PROC, go_wire.h) of generation gen: this process's pid,
- * its parent's and its short name, read now (a forked child has its own pid, an exec'd image
- * its own name). Two system calls a generation, on the flusher. */
+ * its parent's, read now (a forked child has its own pid), and its kept name. Two system calls
+ * a generation, on the flusher. */
 void enc_process(struct gt_bytes *b, uint64_t gen);
 #endif

@@ -331,6 +331,7 @@ static int start_lazily(void)
 
 int flusher_start(const struct gt_config *cfg, const char *path, int lone)
 {
+    enc_process_name_keep(); /* before main: the name the program was started by */
     F.period_ms = cfg->period_ms;
     F.at_exit_dump = cfg->flight_at_exit;
     atomic_store(&F.final_dump, cfg->flight_at_exit);

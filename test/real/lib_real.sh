@@ -36,16 +36,29 @@ wait_gone() {
     wait "$1" 2>/dev/null || true
 }
 
-# validate_tree DIR MIN: every trace file in DIR passes the validator, and there are at least
-# MIN of them (one per process); prints how many.
-validate_tree() {
+# record_bg TRACE CMD...: runs CMD under `gotrace record -o TRACE` in the background (RUN_PID:
+# record's pid; killed at the case's end); its output in TRACE.record.
+record_bg() {
+    local tr=$1
+    shift
+    "$GT_BUILD/gotrace" record -o "$tr" -- "$@" >"$tr.record" 2>&1 </dev/null &
+    RUN_PID=$!
+    GT_BG_PIDS+=("$RUN_PID")
+}
+
+# check_tree TRACE MIN: the merged trace TRACE and every process's own trace (TRACE.d/) pass
+# the validator, there are at least MIN processes, and record said so; prints how many.
+check_tree() {
     local f n=0
-    for f in "$1"/*.trace*; do
+    for f in "$1".d/*.trace; do
         [ -f "$f" ] || continue
         validate "$f"
         n=$((n + 1))
     done
-    [ "$n" -ge "$2" ] || fail "$1: $n trace files, expected one per process, >= $2"
+    [ "$n" -ge "$2" ] || fail "$1.d: $n trace files, expected one per process, >= $2"
+    validate "$1"
+    grep -q "$n processes on one timeline" "$1.record" ||
+        fail "record's message: $(grep 'gotrace:' "$1.record" | head -c 300)"
     echo "$n"
 }
 

@@ -1,7 +1,7 @@
-# real_nginx: nginx traced as a process tree (its master, run as root, and 2 worker processes
-# it forks, which switch to user nobody), serving a static file on 127.0.0.1 to ab (4000
-# requests, 8 at a time). Checks: every request answered; one valid trace per process (the
-# master and both workers at least); the workers' symbols survive the switch to nobody (their
+# real_nginx: nginx recorded as a process tree (`gotrace record`: its master, run as root, and
+# 2 worker processes it forks, which switch to user nobody), serving a static file on 127.0.0.1 to ab (4000
+# requests, 8 at a time). Checks: every request answered; the merged trace and one per process
+# (the master and both workers at least) valid; the workers' symbols survive the switch to nobody (their
 # waits' stacks name nginx's event loop, ngx_process_events_and_timers, not `?`); the master,
 # asleep in sigsuspend between signals, is mostly blocked, not running; no live file left.
 # itest-timeout: 180
@@ -36,27 +36,27 @@ http {
 CONF
 
 traces=$(tree_dir nginx)
-env "LD_PRELOAD=$GT_PRELOAD" "GOTRACE_OUT=$traces/nginx.trace" \
-    nginx -c "$CASE_DIR/nginx.conf" -p "$CASE_DIR" >"$CASE_DIR/nginx.out" 2>&1 </dev/null &
-master=$!
-GT_BG_PIDS+=("$master")
+tr=$traces/nginx.trace
+record_bg "$tr" nginx -c "$CASE_DIR/nginx.conf" -p "$CASE_DIR"
+rec=$RUN_PID
 poll_until 30 nginx curl -sf -o /dev/null "http://127.0.0.1:$port/index.html"
 ab -n 4000 -c 8 "http://127.0.0.1:$port/index.html" >"$CASE_DIR/ab.log" 2>&1 || fail "ab failed"
 grep -q '^Complete requests: *4000' "$CASE_DIR/ab.log" || fail "ab: $(grep requests "$CASE_DIR/ab.log")"
 grep -q '^Failed requests: *0' "$CASE_DIR/ab.log" || fail "ab: $(grep 'Failed requests' "$CASE_DIR/ab.log")"
+master=$(cat "$CASE_DIR/nginx.pid")
 kill -QUIT "$master" # graceful shutdown: the workers finish, then the master exits
-wait_gone "$master" 60
+wait_gone "$rec" 60
 
-n=$(validate_tree "$traces" 3)
+n=$(check_tree "$tr" 3)
 echo "$n processes traced"
 no_live_files "$traces"
 workers=0
-for f in "$traces"/*.trace.*; do
+for f in "$tr".d/*.trace; do
     "$GT_DECODER" contention "$f" >"$f.con" 2>&1 || fail "gotrace contention $f failed"
     if grep -q 'ngx_process_events_and_timers (nginx)' "$f.con"; then workers=$((workers + 1)); fi
 done
 assert_ge "$workers" 2 "worker traces whose waits name ngx_process_events_and_timers"
-"$GT_DECODER" summary "$traces/nginx.trace" >"$CASE_DIR/master.sum" || fail "gotrace summary failed"
+"$GT_DECODER" summary "$tr.d/$master.trace" >"$CASE_DIR/master.sum" || fail "gotrace summary failed"
 read -r life running <<<"$(awk '$1 == "main" && $2 ~ /^[0-9]+$/ { print $4, $5; exit }' "$CASE_DIR/master.sum")"
 to_ns() { awk -v d="$1" 'BEGIN { n = d + 0; u = d; sub(/^[0-9.]+/, "", u)
     print int(u == "s" ? n * 1e9 : u == "ms" ? n * 1e6 : u == "us" ? n * 1e3 : n) }'; }
