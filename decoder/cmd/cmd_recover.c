@@ -419,9 +419,11 @@ static void build(struct rec *r, const uint8_t *old, size_t oldlen)
 static int verify(const struct buf *b, int64_t *off, uint64_t *nevents, char *why, size_t cap)
 {
     int fd = memfd_create("gotrace-recover", MFD_CLOEXEC);
-    if (fd < 0 || write(fd, b->p, b->len) != (ssize_t)b->len || lseek(fd, 0, SEEK_SET) != 0) {
+    int e = fd < 0 ? errno : gd_write_full(fd, b->p, b->len);
+    if (!e && lseek(fd, 0, SEEK_SET) != 0) e = errno;
+    if (e) {
         if (fd >= 0) close(fd);
-        snprintf(why, cap, "cannot check the result: %s", strerror(errno));
+        snprintf(why, cap, "cannot check the result: %s", strerror(e));
         *off = -2;
         return -1;
     }
@@ -502,14 +504,9 @@ static int replace(const char *path, const struct buf *b)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     keep_owner(fd, path);
-    size_t done = 0;
-    while (done < b->len) {
-        ssize_t k = write(fd, b->p + done, b->len - done);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        done += (size_t)k;
-    }
-    int ok = done == b->len && fsync(fd) == 0;
+    int e = gd_write_full(fd, b->p, b->len);
+    if (e) errno = e;
+    int ok = !e && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         int e = errno;

@@ -22,21 +22,23 @@ int gd_out_init(struct gd_out *o, int fd)
     return o->buf ? 0 : -1;
 }
 
-/* Writes the whole buffer, or up to the first error, which is kept in o->err (after which
- * nothing more is attempted: a full disk or a closed pipe does not get better). A write
- * interrupted by a signal is retried; a short write continues where it stopped; a write of 0
- * bytes, which would loop forever, counts as EIO. */
-static void write_all(struct gd_out *o)
+int gd_write_full(int fd, const void *p, size_t n)
 {
     size_t done = 0;
-    while (done < o->len && !o->err) {
-        ssize_t n = write(o->fd, o->buf + done, o->len - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            o->err = n < 0 ? errno : EIO;
-        else
-            done += (size_t)n;
+    while (done < n) {
+        ssize_t k = write(fd, (const char *)p + done, n - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return k < 0 ? errno : EIO;
+        done += (size_t)k;
     }
+    return 0;
+}
+
+/* Writes the whole buffer, or up to the first error, which is kept in o->err (after which
+ * nothing more is attempted: a full disk or a closed pipe does not get better). */
+static void write_all(struct gd_out *o)
+{
+    if (!o->err) o->err = gd_write_full(o->fd, o->buf, o->len);
     o->len = 0;
 }
 

@@ -20,6 +20,10 @@ struct gd_out {
     int err;         /* errno of the first failed write (EIO for a write of 0 bytes), 0 none */
 };
 
+/* Writes n bytes of p to fd whole, in as many writes as the kernel wants (one write moves at
+ * most about 2 GiB; a signal may cut it short); 0, or the errno of the first failed write
+ * (EIO for a write of 0 bytes, which would loop forever). */
+int gd_write_full(int fd, const void *p, size_t n);
 /* Sets o up to write to fd (not owned: the caller closes it); 0, or -1 when out of memory. */
 int gd_out_init(struct gd_out *o, int fd);
 /* Writes out what is buffered; returns 0 or -1 if any write failed. */
