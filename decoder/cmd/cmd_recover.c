@@ -11,7 +11,8 @@
  * generation whose write the death cut is past them, and is rebuilt instead). The generations
  * the process had not written are rebuilt as its flusher would have written them: their event
  * batches, taken as they lie in the live file (collect), then their stack table (symbolized
- * here, from the recorded modules), string table and frequency. That candidate is decoded by
+ * here, from the recorded modules), string table, process batch (the head's pid, parent and
+ * name) and frequency. That candidate is decoded by
  * this decoder (verify); an event it refuses inside a recovered batch cuts that batch there
  * (trim), a failure outside every batch (a table, a status) drops the last recovered
  * generation, and the candidate is built and decoded again, until it validates.

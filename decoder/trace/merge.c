@@ -90,6 +90,7 @@ struct mg {
     struct mg_in *in;
     size_t n, bad; /* bad: the input at fault */
     int outfail;   /* writing the output failed */
+    int located;   /* err already says where (a generation's sync records) */
     int rename;
     int64_t window; /* longest generation, ns */
     const struct gd_merge_out *out;
@@ -571,16 +572,19 @@ static int parse_recs(struct mg *g, struct mg_in *in)
     for (size_t pos = 0; pos < gen->nsync;) {
         uint8_t type = gen->sync[pos++];
         int nv = rec_values(type);
-        if (!nv)
-            return gd_fail(g->err,
-                           "gotrace sync record of type %u is not known to this merge "
-                           "(written by a newer tracer?): it cannot be carried over",
-                           type);
+        const char *bad = nv ? NULL
+                             : "is not known to this merge (written by a newer tracer?): "
+                               "it cannot be carried over";
         struct mg_rec r = {.k = (uint32_t)in->nrecs, .type = type};
-        for (int k = 0; k < nv; k++) {
+        for (int k = 0; k < nv && !bad; k++) {
             int n = pos < gen->nsync ? gd_uvarint(gen->sync + pos, gen->nsync - pos, &r.v[k]) : 0;
-            if (n <= 0) return gd_fail(g->err, "gotrace sync record of type %u cut short", type);
-            pos += (size_t)n;
+            pos += n > 0 ? (size_t)n : 0;
+            bad = n > 0 ? NULL : "is cut short";
+        }
+        if (bad) { /* said with the generation: no event is at fault */
+            gd_errf(g->err, gen->num, 0, 0, NULL, -1, "gotrace sync record of type %u %s", type,
+                    bad);
+            return g->located = 1, -1;
         }
         r.t = gd_ticks_to_ns(gen, r.v[0]);
         if (gd_grow((void **)&in->recs, &in->reccap, in->nrecs + 1, sizeof(*in->recs)))
@@ -1169,6 +1173,7 @@ static int step(struct mg *g, size_t i)
     if (!g->open && begin_gen(g)) return -1;
     if (emit_recs(g, i, in->ev.time) || on_event(g, i, &in->ev)) {
         if (g->outfail) return -1; /* not the input's fault */
+        if (g->located) return g->bad = i, -1;
         struct gd_err *e = g->err;
         e->gen = in->d.gen.num;
         e->has_gen = 1;
