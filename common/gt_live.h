@@ -30,13 +30,14 @@
 #define GT_LIVE_PREFIX "gotrace."
 #define GT_LIVE_SUFFIX ".live"
 #define GT_LIVE_MAGIC "GTLIVE01"
-#define GT_LIVE_VERSION 2u
+#define GT_LIVE_VERSION 3u
 #define GT_LIVE_HEAD_BYTES 16384ull
 #define GT_LIVE_TABLES (128ull << 20) /* the tables region ends here */
 #define GT_LIVE_SIZE (1ull << 30)     /* the reserved range (sparse file) */
 #define GT_LIVE_MODULES 256           /* code modules recorded */
 #define GT_LIVE_PATH 4096
 #define GT_LIVE_MLESS_BYTES (16u << 10) /* statuses of threads without an M, per parity */
+#define GT_LIVE_NAME 72 /* a process name's bytes: GT_PROC_NAME_MAX (go_wire.h) + NUL */
 
 enum { GT_LIVE_RUNNING = 1, GT_LIVE_COMPLETE = 2 };
 
@@ -125,6 +126,8 @@ struct gt_live_head {
     uint32_t nmodules;            /* modules.c: how many of them are recorded */
     uint32_t pad;
     struct gt_live_layout layout; /* arena.c with each module's offsets */
+    int64_t ppid;                 /* arena.c: the parent's pid when the tracer started */
+    char name[GT_LIVE_NAME];      /* arena.c: program_invocation_short_name, NUL-terminated */
 };
 
 _Static_assert(sizeof(struct gt_live_head) <= GT_LIVE_HEAD_BYTES, "the head fits its region");

@@ -22,9 +22,10 @@ static const char usage[] =
     "\n"
     "Merges the traces of several processes of one machine (files written with\n"
     "GOTRACE_OUT=x.%p.trace, or the folder `gotrace record` keeps) into ONE trace: every\n"
-    "process's threads on one timeline, each named with its process (\"sort[8541] main\").\n"
-    "OUT is written only when whole. --window: the longest generation of OUT, in ms\n"
-    "(default 1000).\n";
+    "process's threads on one timeline, each named with its process (\"sort[8541] main\"),\n"
+    "as are its own locks (\"mutex ledger_lock in locks[1234]\"); gotrace's lock records\n"
+    "(holders, lock order, holds) are carried. OUT is written only when whole.\n"
+    "--window: the longest generation of OUT, in ms (default 1000).\n";
 
 /* The list of input paths. */
 struct paths {

@@ -11,7 +11,8 @@
  * generation whose write the death cut is past them, and is rebuilt instead). The generations
  * the process had not written are rebuilt as its flusher would have written them: their event
  * batches, taken as they lie in the live file (collect), then their stack table (symbolized
- * here, from the recorded modules), string table and frequency. That candidate is decoded by
+ * here, from the recorded modules), string table, process batch (the head's pid, parent and
+ * name) and frequency. That candidate is decoded by
  * this decoder (verify); an event it refuses inside a recovered batch cuts that batch there
  * (trim), a failure outside every batch (a table, a status) drops the last recovered
  * generation, and the candidate is built and decoded again, until it validates.
@@ -379,11 +380,33 @@ static void encode_strings(struct rec *r, uint64_t g, uint64_t fgen)
     struct_end(&r->out, at);
 }
 
+/* The process batch the tracer writes in each generation (GT_EXP_PROC, go_wire.h: pid, parent,
+ * name), from the live file's head: a killed process's trace names its program, so `gotrace
+ * merge` shows its threads as `NAME[PID]` (docs/processes.md). */
+static void encode_process(struct rec *r, uint64_t fgen)
+{
+    const struct gt_live_head *h = r->l.h;
+    size_t n =
+        strnlen(h->name, sizeof h->name < GT_PROC_NAME_MAX ? sizeof h->name : GT_PROC_NAME_MAX);
+    struct buf p = {0};
+    put_uv(&p, (uint64_t)h->pid);
+    put_uv(&p, (uint64_t)h->ppid);
+    put_uv(&p, n);
+    put(&p, h->name, n);
+    put(&r->out, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_PROC}, 2);
+    put_uv(&r->out, fgen);
+    put_uv(&r->out, GO_NO_THREAD);
+    put_uv(&r->out, 0);
+    put_uv(&r->out, p.len);
+    put(&r->out, p.p, p.len);
+    free(p.p);
+}
+
 /* The candidate: the trace's whole generations, then the recovered ones. Built again after
  * each trim (the batches' offsets in the candidate, b->at, change). Without even a header in
  * FILE (a forked child killed before its first write made the file) the header is written
  * here. A recovered generation is written as the flusher writes one: event batches, stacks,
- * strings, then the frequency, which every generation of a file needs. */
+ * strings, the process, then the frequency, which every generation of a file needs. */
 static void build(struct rec *r, const uint8_t *old, size_t oldlen)
 {
     r->out.len = 0;
@@ -406,6 +429,7 @@ static void build(struct rec *r, const uint8_t *old, size_t oldlen)
         }
         encode_stacks(r, r->gens[k], fgen);
         encode_strings(r, r->gens[k], fgen);
+        encode_process(r, fgen);
         size_t at = struct_begin(&r->out, fgen, GO_EV_FREQUENCY);
         put_uv(&r->out, r->l.h->ticks_per_sec);
         struct_end(&r->out, at);

@@ -54,12 +54,14 @@ struct mg_p { /* an output proc; ids are indices, Idle ones of ended processes a
     uint32_t m;
 };
 
-/* A sync record of an input (go_wire.h GT_SYNC_*): time in ns, thread, object address, then a
- * wait's reason string and holder, or a release's stack. */
+/* A sync record of an input (go_wire.h GT_SYNC_*): time in ns, its order among the generation's
+ * records (ties keep it), type, and its values as written (v[0] the time in ticks, v[1] the
+ * thread, v[2] the object's address, then the type's own). */
 struct mg_rec {
     int64_t t;
+    uint32_t k;
     uint8_t type;
-    uint64_t m, addr, a, b;
+    uint64_t v[9];
 };
 
 struct mg_in {
@@ -88,6 +90,7 @@ struct mg {
     struct mg_in *in;
     size_t n, bad; /* bad: the input at fault */
     int outfail;   /* writing the output failed */
+    int located;   /* err already says where (a generation's sync records) */
     int rename;
     int64_t window; /* longest generation, ns */
     const struct gd_merge_out *out;
@@ -110,8 +113,12 @@ struct mg {
     uint32_t *pfree; /* Idle procs of ended processes */
     size_t npfree, pfcap;
     uint64_t sp; /* the synthetic thread's proc, GD_NONE until needed */
-    struct mg_buf strs, stks, cpu, sync, procs; /* gotrace's sync and process batches */
-    struct gd_hmap strmap, stkmap, pcmap;       /* content hash -> string id, stack id, pc */
+    /* The tables' open batches, gotrace's sync records (sync: waits and releases; lsync: lock
+     * tracking's, written after them at the generation's end, as the tracer orders them:
+     * go_wire.h) and process records. */
+    struct mg_buf strs, stks, cpu, sync, lsync, procs;
+    size_t *lcuts, nlcuts, lccap;
+    struct gd_hmap strmap, stkmap, pcmap; /* content hash -> string id, stack id, pc */
     uint64_t nstr, nstk, npc;
     size_t *heap, nheap;
 };
@@ -256,6 +263,48 @@ static int tr_str(struct mg *g, struct mg_in *in, uint64_t sid, uint64_t *id)
     const char *s = gd_str(&in->d.gen, sid, &len);
     if (out_str(g, s, len, id)) return -1;
     return gd_hm_put(&in->smap, sid, (uint32_t)*id) ? oom(g) : 0;
+}
+
+/* Whether wait reason s (len bytes) names an object of its process alone, which a merged trace
+ * qualifies with the process (tr_reason): a sync object with a name of its own ("sync: mutex
+ * ledger_lock", "sync: mutex 0x5602... from f (f.c:3)", "sync: omp critical"). Not a join
+ * (named by its holder, whose name carries the process), not a kind alone ("sync: condvar": the
+ * tracer's generic reason names no object, and `hangs` would read a qualified one as a static
+ * object's), nor an object in a shared mapping ("sync: mutex shared /dev/shm/pool+0x40 [00:1b
+ * 2329]", "... shared anon+0x40 [00:01 8268]": docs/blocking.md), which waiters and holders of
+ * several processes share: their names must meet. */
+static int private_obj(const char *s, size_t len)
+{
+    if (len < 6 || memcmp(s, "sync: ", 6)) return 0;
+    const char *p = s + 6, *end = s + len, *sp = memchr(p, ' ', (size_t)(end - p));
+    if (!sp) return 0; /* a kind alone, or "join" */
+    size_t n = (size_t)(end - p);
+    if ((n == 11 && !memcmp(p, "rwlock read", 11)) || (n == 12 && !memcmp(p, "rwlock write", 12)))
+        return 0; /* a kind alone too */
+    for (const char *q = p; (q = memmem(q, (size_t)(end - q), " shared ", 8)); q++)
+        if (end[-1] == ']' && memmem(q, (size_t)(end - q), "+0x", 3)) return 0;
+    return 1;
+}
+
+/* Input in's wait reason sid -> ours. With more than one process, a private object's name gets
+ * its process ("sync: mutex ledger_lock in locks[1234]"), so that two processes' objects of
+ * one name stay two in `locks`, `contention` and `hangs`. */
+static int tr_reason(struct mg *g, struct mg_in *in, uint64_t sid, uint64_t *id)
+{
+    uint32_t len;
+    const char *s = sid && g->rename ? gd_str(&in->d.gen, sid, &len) : NULL;
+    if (!s || !private_obj(s, len)) return tr_str(g, in, sid, id);
+    in_cache(g, in);
+    uint32_t *v = gd_hm_get(&in->smap, sid | 1ull << 63);
+    if (v) return *id = *v, 0;
+    char buf[GO_MAX_STRING_LEN + 1];
+    int sl = snprintf(buf, sizeof buf, " in %s", in->prefix);
+    size_t keep = sl < 0 ? 0 : (size_t)sl;
+    keep = keep >= sizeof buf ? 0 : GO_MAX_STRING_LEN - keep; /* the process is kept whole */
+    if (len > keep) len = (uint32_t)keep;
+    int n = snprintf(buf, sizeof buf, "%.*s in %s", (int)len, s, in->prefix);
+    if (out_str(g, buf, n < 0 ? 0 : (size_t)n, id)) return -1;
+    return gd_hm_put(&in->smap, sid | 1ull << 63, (uint32_t)*id) ? oom(g) : 0;
 }
 
 struct mg_frame {
@@ -458,21 +507,61 @@ static int new_p(struct mg *g, int reuse, uint64_t *id, int *fresh)
     return 0;
 }
 
-/* Writes the generation's sync records out as gotrace's experimental batch. */
+/* Writes the generation's sync records out as gotrace's experimental batches: the waits and
+ * releases, then lock tracking's records (lsync, cut into batches at lcuts): a reader that stops
+ * at a record type it does not know loses none of the first (go_wire.h). */
 static int flush_sync(struct mg *g)
 {
     int rc = g->sync.len ? write_batch(g, GT_EXP_SYNC, GO_NO_THREAD, 0, g->sync.p, g->sync.len) : 0;
-    g->sync.len = 0;
+    size_t from = 0;
+    for (size_t k = 0; k <= g->nlcuts && !rc; k++) {
+        size_t to = k < g->nlcuts ? g->lcuts[k] : g->lsync.len;
+        if (to > from)
+            rc = write_batch(g, GT_EXP_SYNC, GO_NO_THREAD, 0, g->lsync.p + from, to - from);
+        from = to;
+    }
+    g->sync.len = g->lsync.len = g->nlcuts = 0;
     return rc;
+}
+
+/* Room for a record of at most need bytes in the generation's sync records: a full batch of
+ * waits and releases is written at once; lock tracking's are kept to the end (flush_sync). */
+static int sync_room(struct mg *g, uint8_t type, size_t need)
+{
+    if (type == GT_SYNC_WAIT || type == GT_SYNC_RELEASE) {
+        if (g->sync.len + need <= GO_MAX_BATCH_PAYLOAD) return 0;
+        int rc = write_batch(g, GT_EXP_SYNC, GO_NO_THREAD, 0, g->sync.p, g->sync.len);
+        g->sync.len = 0;
+        return rc;
+    }
+    size_t start = g->nlcuts ? g->lcuts[g->nlcuts - 1] : 0;
+    if (g->lsync.len - start + need <= GO_MAX_BATCH_PAYLOAD) return 0;
+    if (gd_grow((void **)&g->lcuts, &g->lccap, g->nlcuts + 1, sizeof(*g->lcuts))) return oom(g);
+    g->lcuts[g->nlcuts++] = g->lsync.len;
+    return 0;
 }
 
 static int by_time(const void *a, const void *b)
 {
-    int64_t x = ((const struct mg_rec *)a)->t, y = ((const struct mg_rec *)b)->t;
-    return (x > y) - (x < y);
+    const struct mg_rec *x = a, *y = b;
+    return x->t != y->t ? (x->t > y->t) - (x->t < y->t) : (x->k > y->k) - (x->k < y->k);
 }
 
-/* Reads input in's sync records of its current generation, once, sorted by time. */
+/* The values a sync record of type holds (go_wire.h), 0 for a type this merge does not know. */
+static int rec_values(uint8_t type)
+{
+    static const int nvs[] = {[GT_SYNC_WAIT] = 5,
+                              [GT_SYNC_RELEASE] = 4,
+                              [GT_SYNC_ORDER] = 9,
+                              [GT_SYNC_HOLD] = 9,
+                              [GT_SYNC_EXIT_HELD] = 5};
+    return type < sizeof nvs / sizeof *nvs ? nvs[type] : 0;
+}
+
+/* Reads input in's sync records of its current generation, once, sorted by time. A record of
+ * a type merge does not know (a newer tracer's) or cut short stops the merge: its length is
+ * unknown, so neither it nor the records after it could be carried, and dropping them would
+ * lose holders and lock tracking without a word (docs/processes.md). */
 static int parse_recs(struct mg *g, struct mg_in *in)
 {
     const struct gd_gen *gen = &in->d.gen;
@@ -482,51 +571,95 @@ static int parse_recs(struct mg *g, struct mg_in *in)
     in->rparsed = 1;
     for (size_t pos = 0; pos < gen->nsync;) {
         uint8_t type = gen->sync[pos++];
-        int nv = type == GT_SYNC_WAIT ? 5 : type == GT_SYNC_RELEASE ? 4 : 0;
-        uint64_t v[5] = {0};
-        for (int k = 0; k < nv; k++) {
-            int n = pos < gen->nsync ? gd_uvarint(gen->sync + pos, gen->nsync - pos, &v[k]) : 0;
-            if (n <= 0) nv = 0; /* cut short: the rest is unreadable (holders.c reads so too) */
+        int nv = rec_values(type);
+        const char *bad = nv ? NULL
+                             : "is not known to this merge (written by a newer tracer?): "
+                               "it cannot be carried over";
+        struct mg_rec r = {.k = (uint32_t)in->nrecs, .type = type};
+        for (int k = 0; k < nv && !bad; k++) {
+            int n = pos < gen->nsync ? gd_uvarint(gen->sync + pos, gen->nsync - pos, &r.v[k]) : 0;
             pos += n > 0 ? (size_t)n : 0;
+            bad = n > 0 ? NULL : "is cut short";
         }
-        if (!nv) break;
+        if (bad) { /* said with the generation: no event is at fault */
+            gd_errf(g->err, gen->num, 0, 0, NULL, -1, "gotrace sync record of type %u %s", type,
+                    bad);
+            return g->located = 1, -1;
+        }
+        r.t = gd_ticks_to_ns(gen, r.v[0]);
         if (gd_grow((void **)&in->recs, &in->reccap, in->nrecs + 1, sizeof(*in->recs)))
             return oom(g);
-        in->recs[in->nrecs++] =
-            (struct mg_rec){gd_ticks_to_ns(gen, v[0]), type, v[1], v[2], v[3], v[4]};
+        in->recs[in->nrecs++] = r;
     }
     qsort(in->recs, in->nrecs, sizeof(*in->recs), by_time);
     return 0;
 }
 
-/* A thread id of input i as written: its output thread's, or itself if it has none. */
+/* A thread id of input i as written: its output thread's, or itself if it has none (0, a
+ * record of no thread, stays 0). */
 static uint64_t out_tid(const struct mg *g, size_t i, uint64_t tid)
 {
-    uint32_t *v = gd_hm_get(&g->in[i].mmap, tid);
+    uint32_t *v = tid ? gd_hm_get(&g->in[i].mmap, tid) : NULL;
     return v && g->ms[*v].owner == i ? g->ms[*v].id : tid;
 }
 
-/* Writes input i's sync records up to time limit into the output generation, translated: its
- * threads, goroutines, strings and stacks as ours, object addresses with the input's number
- * above bit 48 (two processes' objects never share an address). */
+/* An object address of input i as written: with the input's number above bit 48, so that two
+ * processes' objects never share an address. */
+static uint64_t out_addr(size_t i, uint64_t addr)
+{
+    return addr ^ ((uint64_t)(i + 1) << 48);
+}
+
+/* Input i's record r as ours in v: threads, goroutines, object addresses, strings (an object's
+ * name qualified by its process: tr_reason), stacks and durations (ticks -> ns) translated. */
+static int tr_rec(struct mg *g, size_t i, const struct mg_rec *r, uint64_t v[9])
+{
+    struct mg_in *in = &g->in[i];
+    const uint64_t *a = r->v;
+    memcpy(v, a, 9 * sizeof(*v));
+    v[0] = (uint64_t)r->t;
+    v[1] = out_tid(g, i, a[1]);
+    v[2] = out_addr(i, a[2]);
+    if (r->type == GT_SYNC_RELEASE) return tr_stack(g, in, a[3], 0, &v[3]);
+    if (tr_reason(g, in, a[3], &v[3])) return -1;
+    switch (r->type) {
+    case GT_SYNC_WAIT: {
+        struct mg_g *x = a[4] & GT_SYNC_HOLDER_G ? in_g(g, i, a[4] & ~GT_SYNC_HOLDER_G) : NULL;
+        v[4] = x ? GT_SYNC_HOLDER_G | x->id : a[4] & GT_SYNC_HOLDER_G ? 0 : out_tid(g, i, a[4]);
+        return 0;
+    }
+    case GT_SYNC_ORDER: /* name, stack, held lock, its name, its site, modes */
+        v[5] = out_addr(i, a[5]);
+        return tr_stack(g, in, a[4], 0, &v[4]) || tr_reason(g, in, a[6], &v[6]) ||
+                       tr_stack(g, in, a[7], 0, &v[7])
+                   ? -1
+                   : 0;
+    case GT_SYNC_HOLD: /* name, acquisitions, owner changes, total, longest, stack */
+        v[6] = (uint64_t)(in->d.gen.ns_per_tick * (double)a[6]);
+        v[7] = (uint64_t)(in->d.gen.ns_per_tick * (double)a[7]);
+        return tr_stack(g, in, a[8], 0, &v[8]);
+    default: /* GT_SYNC_EXIT_HELD: name, site */
+        return tr_stack(g, in, a[4], 0, &v[4]);
+    }
+}
+
+/* Writes input i's sync records up to time limit into the output generation, translated
+ * (tr_rec). */
 static int emit_recs(struct mg *g, size_t i, int64_t limit)
 {
     struct mg_in *in = &g->in[i];
     if (parse_recs(g, in)) return -1;
     for (; in->rcur < in->nrecs && in->recs[in->rcur].t <= limit; in->rcur++) {
         const struct mg_rec *r = &in->recs[in->rcur];
-        uint64_t v[5] = {(uint64_t)r->t, out_tid(g, i, r->m), r->addr ^ ((uint64_t)(i + 1) << 48)};
-        if (r->type == GT_SYNC_WAIT) {
-            if (tr_str(g, in, r->a, &v[3])) return -1;
-            struct mg_g *x = r->b & GT_SYNC_HOLDER_G ? in_g(g, i, r->b & ~GT_SYNC_HOLDER_G) : NULL;
-            v[4] = x ? GT_SYNC_HOLDER_G | x->id : r->b & GT_SYNC_HOLDER_G ? 0 : out_tid(g, i, r->b);
-        } else if (tr_stack(g, in, r->a, 0, &v[3])) {
+        uint64_t v[9];
+        int nv = rec_values(r->type);
+        if (tr_rec(g, i, r, v) || sync_room(g, r->type, 1 + (size_t)nv * GO_MAX_UVARINT_LEN))
             return -1;
-        }
-        if (g->sync.len + 1 + 5 * 10 > GO_MAX_BATCH_PAYLOAD && flush_sync(g)) return -1;
-        int bad = put(&g->sync, &r->type, 1);
-        for (int k = 0; k < (r->type == GT_SYNC_WAIT ? 5 : 4) && !bad; k++)
-            bad = put_uv(&g->sync, v[k]);
+        struct mg_buf *b =
+            r->type == GT_SYNC_WAIT || r->type == GT_SYNC_RELEASE ? &g->sync : &g->lsync;
+        int bad = put(b, &r->type, 1);
+        for (int k = 0; k < nv && !bad; k++)
+            bad = put_uv(b, v[k]);
         if (bad) return oom(g);
     }
     return 0;
@@ -777,7 +910,8 @@ static int on_self(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m 
     switch (ev->type) {
     case GO_EV_GO_STOP:
     case GO_EV_GO_BLOCK:
-        if (tr_str(g, in, ev->args[0], &a[0]) || tr_stack(g, in, ev->args[1], 0, &a[1])) return -1;
+        if (tr_reason(g, in, ev->args[0], &a[0]) || tr_stack(g, in, ev->args[1], 0, &a[1]))
+            return -1;
         x = find_g(g, m->g);
         x->st = ev->type == GO_EV_GO_STOP ? GO_G_RUNNABLE : GO_G_WAITING;
         m->g = GD_NONE;
@@ -1039,6 +1173,7 @@ static int step(struct mg *g, size_t i)
     if (!g->open && begin_gen(g)) return -1;
     if (emit_recs(g, i, in->ev.time) || on_event(g, i, &in->ev)) {
         if (g->outfail) return -1; /* not the input's fault */
+        if (g->located) return g->bad = i, -1;
         struct gd_err *e = g->err;
         e->gen = in->d.gen.num;
         e->has_gen = 1;
@@ -1074,6 +1209,8 @@ static void free_all(struct mg *g)
     free(g->stks.p);
     free(g->cpu.p);
     free(g->sync.p);
+    free(g->lsync.p);
+    free(g->lcuts);
     free(g->procs.p);
     gd_hm_free(&g->mmap);
     gd_hm_free(&g->gmap);

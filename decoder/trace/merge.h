@@ -6,7 +6,9 @@
  * Invariants: goroutine, proc and task ids are renumbered so that processes never share one; a
  * thread keeps its TID unless another live process holds the same one; a goroutine first seen
  * after the first output generation is introduced by a creation event, never by a status; a
- * process's goroutines and procs end when its trace ends; memory holds the open inputs' current
+ * process's goroutines and procs end when its trace ends; every gotrace sync record is carried
+ * (one of a type not known stops the merge), and with more than one input a sync object
+ * private to a process is named with it ("mutex ledger_lock in locks[1234]"); memory holds the open inputs' current
  * generations and the live goroutines, procs and threads, never the whole trace: an input is
  * opened when the merge reaches its first event and closed at its last. */
 #ifndef GOTRACE_DECODER_MERGE_H

@@ -162,6 +162,11 @@ static void head_init(struct gt_live_head *h, uint64_t began)
     h->base = (uint64_t)(uintptr_t)A.base;
     h->size = GT_LIVE_SIZE;
     h->pid = getpid();
+    h->ppid = getppid();
+    /* the name `gotrace recover` gives the trace's process (GT_EXP_PROC): the tracer's own
+     * process batch's (flush/encode.c), argv[0]'s last part; a forked child's is its parent's */
+    const char *name = program_invocation_short_name ? program_invocation_short_name : "";
+    snprintf(h->name, sizeof h->name, "%s", name);
     h->began_ns = began;
     h->ticks_per_sec = GT_TICKS_PER_SEC;
     h->state = GT_LIVE_RUNNING;

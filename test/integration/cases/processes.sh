@@ -16,7 +16,8 @@
 #   and file list alike, and cut into 1 ms generations (many output generations, each valid).
 # - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
 #   on the merged trace says what it says on the program's own trace (holders carried over),
-#   but for the process in each thread's name and the renumbered goroutines.
+#   but for the process in each thread's and object's name and the renumbered goroutines
+#   (test/integration/cases/merge_locks.sh: lock tracking, objects of one name in two processes).
 # Every merged trace validates, and Go's own reader names each thread with its process; a Go
 # program's trace (events the tracer never writes) is refused with the event's name.
 # itest-timeout: 240
@@ -182,8 +183,12 @@ own=$(ls lk.trace.d/*.trace | while read -r f; do
 done)
 [ -n "$own" ] || fail "no per-process trace of the locks program"
 assert_ge "$(pids lk.trace)" 2 "processes of the locks run"
-# normalize: no header, no durations, no goroutine ids, no process in the names
-norm() { tail -n +2 | sed -E 's/[0-9.]+(ns|us|ms|s)\b//g; s/G[0-9]+/G/g; s/[A-Za-z0-9_.-]+\[[0-9]+\] //g'; }
+# normalize: no header, no durations, no goroutine ids, no process in the names (of threads,
+# and of objects: "mutex chain_lock in locks[PID]")
+norm() {
+    tail -n +2 | sed -E 's/[0-9.]+(ns|us|ms|s)\b//g; s/G[0-9]+/G/g; s/ in [A-Za-z0-9_.-]+\[[0-9]+\]//g
+        s/[A-Za-z0-9_.-]+\[[0-9]+\] //g'
+}
 "$G" locks --holders "$own" | norm >lk.own
 "$G" locks --holders lk.trace | norm >lk.merged
 grep -q "held by chain_first" lk.own || fail "the program's own trace has no holder"

@@ -14,12 +14,18 @@
  *   rwlocks     read_then_write takes rw_a for reading, then rw_b for writing; then
  *               try_then_write takes rw_b by pthread_rwlock_tryrdlock, then rw_a for writing:
  *               one inversion, whose edges say (read) and (try, read) for the held locks.
+ *   family      forks first (no lock taken yet); then the parent and its child each run abba,
+ *               holds and exit_held as above, so two processes hold locks of the same names
+ *               at the same addresses; the parent waits for the child and exits with its
+ *               status (test/integration/cases/merge_locks.sh).
  * Threads meet through atomics (never through a traced lock) except where said. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ROUNDS 10
 #define HOLD_MS 2
@@ -189,6 +195,39 @@ static int pair(void *(*f)(void *), void *(*g)(void *), void *(*h)(void *))
     return 0;
 }
 
+static int holds(void)
+{
+    pthread_mutex_lock(&side_lock);
+    work++;
+    pthread_mutex_unlock(&side_lock);
+    return pair(ping, pong, NULL);
+}
+
+static int exit_held(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, grab_and_quit, NULL);
+    pthread_join(t, NULL);
+    printf("quit_lock still held: %d\n", pthread_mutex_trylock(&quit_lock) != 0);
+    return 0;
+}
+
+/* abba, holds and exit_held in this process and in a child forked before any lock is taken. */
+static int family(void)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0) return 1;
+    pair(first_ab, second_ba, NULL);
+    atomic_store(&turn, 0); /* holds' turns start at 0 */
+    holds();
+    exit_held();
+    if (child == 0) return 0;
+    int st = 0;
+    fflush(stdout);
+    return waitpid(child, &st, 0) == child && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -196,19 +235,9 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "consistent")) return pair(first_ab, second_ab, NULL);
     if (!strcmp(mode, "rwlocks")) return pair(read_then_write, try_then_write, NULL);
     if (!strcmp(mode, "cycle3")) return pair(ring_ab, ring_bc, ring_ca);
-    if (!strcmp(mode, "holds")) {
-        pthread_mutex_lock(&side_lock);
-        work++;
-        pthread_mutex_unlock(&side_lock);
-        return pair(ping, pong, NULL);
-    }
-    if (!strcmp(mode, "exit_held")) {
-        pthread_t t;
-        pthread_create(&t, NULL, grab_and_quit, NULL);
-        pthread_join(t, NULL);
-        printf("quit_lock still held: %d\n", pthread_mutex_trylock(&quit_lock) != 0);
-        return 0;
-    }
-    fprintf(stderr, "usage: lockorder abba|consistent|cycle3|holds|exit_held|rwlocks\n");
+    if (!strcmp(mode, "holds")) return holds();
+    if (!strcmp(mode, "exit_held")) return exit_held();
+    if (!strcmp(mode, "family")) return family();
+    fprintf(stderr, "usage: lockorder abba|consistent|cycle3|holds|exit_held|rwlocks|family\n");
     return 2;
 }

@@ -1,0 +1,223 @@
+/* test_decoder_merge.c: gotrace merge (decoder/trace/merge.c) on traces built here: every kind of
+ * sync record carried and translated (names, addresses, durations in ns), lock tracking's after
+ * the waits and releases; private objects named with their process when there is more than one,
+ * shared-mapping objects, generic reasons and joins not; a record of an unknown type stops the
+ * merge with the input named.
+ * Invariant: each test writes its inputs into a fresh folder of its own and removes it. */
+#include "decoder_traces.h"
+
+#include "merge.h"
+
+/* One thread blocking on reasons 1 to 4 in turn, then ending; the strings name a private mutex
+ * L (1), an object in a shared mapping (2), a generic condvar (3), a join (4), and a mutex K
+ * held while L was taken (5). */
+static const char blocks[] =
+    "str 1 sync: mutex L\nstr 2 sync: mutex shared /dev/shm/p+0x40 [00:1b 5]\n"
+    "str 3 sync: condvar\nstr 4 sync: join\nstr 5 sync: mutex K\n"
+    "M 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @100 GoBlock 1 0; "
+    "@110 GoUnblock 1 1 0; @111 GoStart 1 2; @120 GoBlock 2 0; @130 GoUnblock 1 3 0; "
+    "@131 GoStart 1 4; @140 GoBlock 3 0; @150 GoUnblock 1 5 0; @151 GoStart 1 6; "
+    "@160 GoBlock 4 0; @170 GoUnblock 1 7 0; @171 GoStart 1 8; @200 GoDestroy\n";
+
+/* The records (go_wire.h), each "TYPE v0 v1 ...": lock tracking's first, as a reader must not
+ * rely on their order: an order edge K -> L, L's hold statistics (1000 and 400 ticks), K held at
+ * thread 1's exit, and the wait on L. */
+static const char recs[] = "3 150 1 256 1 0 512 5 0 34; 4 190 0 256 1 7 3 1000 400 0; "
+                           "5 195 1 512 5 0; 1 100 1 256 1 0";
+
+/* A "raw" line: gotrace's sync batch of generation 1 holding the records of spec. */
+static char *sync_line(const char *spec)
+{
+    struct dt_buf p = {0}, b = {0};
+    char *copy = strdup(spec), *save = NULL;
+    for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+        char *end;
+        dt_u8(&p, (uint8_t)strtoul(r, &end, 10));
+        for (char *q = end; *q && *q != ';';) {
+            unsigned long long v = strtoull(q, &end, 10);
+            if (end == q) break;
+            dt_uv(&p, v);
+            q = end;
+        }
+    }
+    free(copy);
+    uint8_t h[2] = {GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC};
+    dt_put(&b, h, 2);
+    dt_uv(&b, 1);
+    dt_uv(&b, GO_NO_THREAD);
+    dt_uv(&b, 0);
+    dt_uv(&b, p.n);
+    dt_put(&b, p.b, p.n);
+    char *line = malloc(8 + 3 * b.n);
+    size_t len = (size_t)sprintf(line, "raw");
+    for (size_t i = 0; i < b.n; i++)
+        len += (size_t)sprintf(line + len, " %02x", b.b[i]);
+    dt_free(&p);
+    dt_free(&b);
+    return line;
+}
+
+/* Writes dir/name: the trace of text (freq: its frequency) with the records of spec. */
+static void write_input(const char *dir, const char *name, const char *freq, const char *spec)
+{
+    char *line = sync_line(spec), *all = malloc(strlen(blocks) + strlen(line) + 64), path[256];
+    sprintf(all, "freq %s\n%s%s\n", freq, blocks, line);
+    struct dt_buf t = {0};
+    dt_build(&t, all);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(t.b, 1, t.n, f) == t.n && fclose(f) == 0);
+    dt_free(&t);
+    free(all);
+    free(line);
+}
+
+static int to_buf(void *ctx, const void *p, size_t n)
+{
+    dt_put(ctx, p, n);
+    return 0;
+}
+
+/* What the merged trace says: its GoBlock reasons and its records, as text lines. */
+struct seen {
+    char reasons[1024], recs[2048];
+};
+
+/* The record at p (type, values), rendered "TYPE v0 ... " with string values as their text
+ * (those at the indices the type names); its length, 0 at the end. */
+static size_t render(const struct gd_gen *g, const uint8_t *p, size_t len, char *out, size_t cap)
+{
+    static const int nvs[] = {0, 5, 4, 9, 9, 5}, strv[][2] = {{0}, {3}, {0}, {3, 6}, {3}, {3}};
+    if (!len) return 0;
+    uint8_t type = p[0];
+    cr_assert(type >= 1 && type <= 5, "record type %u", type);
+    size_t at = 1, o = (size_t)snprintf(out, cap, "%u", type);
+    for (int k = 0; k < nvs[type]; k++) {
+        uint64_t v;
+        int n = gd_uvarint(p + at, len - at, &v);
+        cr_assert(n > 0);
+        at += (size_t)n;
+        uint32_t sl = 0;
+        const char *s = (k == strv[type][0] || k == strv[type][1]) && k ? gd_str(g, v, &sl) : NULL;
+        if (s)
+            o += (size_t)snprintf(out + o, cap - o, " '%.*s'", (int)sl, s);
+        else if (k == 2 || (type == GT_SYNC_ORDER && k == 5)) /* an address: its input's tag */
+            o += (size_t)snprintf(out + o, cap - o, " %llu@%llu",
+                                  (unsigned long long)(v & ((1ull << 48) - 1)),
+                                  (unsigned long long)(v >> 48));
+        else
+            o += (size_t)snprintf(out + o, cap - o, " %llu", (unsigned long long)v);
+    }
+    return at;
+}
+
+static void merged(const char *const *paths, size_t n, int rename, struct seen *w)
+{
+    struct dt_buf out = {0};
+    struct gd_merge_out o = {to_buf, &out};
+    struct gd_err err;
+    size_t bad;
+    cr_assert_eq(gd_merge(paths, n, rename, 0, &o, &err, &bad), 0, "%s", err.msg);
+    struct gd_dec d;
+    cr_assert_eq(gd_dec_fdopen(&d, dt_memfd(out.b, out.n), 1 << 20), 0, "%s", d.err.msg);
+    memset(w, 0, sizeof *w);
+    struct gd_tev ev;
+    int rc;
+    while ((rc = gd_dec_next(&d, &ev)) > 0) {
+        uint32_t sl;
+        if (ev.type == GO_EV_GO_BLOCK) {
+            const char *s = gd_str(&d.gen, ev.args[0], &sl);
+            snprintf(w->reasons + strlen(w->reasons), sizeof w->reasons - strlen(w->reasons),
+                     "%.*s\n", (int)sl, s);
+        }
+        if (ev.type != GD_EV_SYNC) continue;
+        char line[512];
+        for (size_t at = 0, k;
+             (k = render(&d.gen, d.gen.sync + at, d.gen.nsync - at, line, sizeof line)); at += k)
+            snprintf(w->recs + strlen(w->recs), sizeof w->recs - strlen(w->recs), "%s\n", line);
+    }
+    cr_assert_eq(rc, 0, "%s", d.err.msg);
+    gd_dec_close(&d);
+    dt_free(&out);
+}
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    strcpy(dir, "/tmp/gt_merge_XXXXXX");
+    cr_assert(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Two processes (a.trace at 1 GHz, b.trace at 2 GHz): every record carried, lock tracking's
+ * after the waits; L and K named with their process in reasons and records, the shared object,
+ * the generic condvar and the join not; b's times and hold durations in ns (halved); each
+ * input's objects at addresses of their own (its number above bit 48: "256@2"). */
+Test(merge, records_and_names_of_two_processes, .init = make_dir, .fini = remove_dir)
+{
+    write_input(dir, "a.trace", "1000000000", recs);
+    write_input(dir, "b.trace", "2000000000", recs);
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "%s/a.trace", dir);
+    snprintf(pb, sizeof pb, "%s/b.trace", dir);
+    struct seen w;
+    merged((const char *const[]){pa, pb}, 2, 1, &w);
+    const char *reasons = "sync: mutex L in b.trace\n"
+                          "sync: mutex shared /dev/shm/p+0x40 [00:1b 5]\n"
+                          "sync: condvar\n"
+                          "sync: join\n";
+    cr_assert(strstr(w.reasons, reasons), "%s", w.reasons); /* b's come first (its ns) */
+    cr_assert(strstr(w.reasons, "sync: mutex L in a.trace\n"), "%s", w.reasons);
+    cr_assert_eq(strstr(w.reasons, "sync: mutex L\n"), NULL, "%s", w.reasons);
+    /* times in ns: b's at half its ticks; every wait before every lock tracking record; a's
+     * thread 1 is 1 + 2^32: b's thread 1 was alive (merge.c get_m) */
+    const char *want =
+        "1 50 1 256@2 'sync: mutex L in b.trace' 0\n"
+        "1 100 4294967297 256@1 'sync: mutex L in a.trace' 0\n"
+        "3 75 1 256@2 'sync: mutex L in b.trace' 0 512@2 'sync: mutex K in b.trace' 0 34\n"
+        "4 95 0 256@2 'sync: mutex L in b.trace' 7 3 500 200 0\n"
+        "5 97 1 512@2 'sync: mutex K in b.trace' 0\n"
+        "3 150 4294967297 256@1 'sync: mutex L in a.trace' 0 512@1 'sync: mutex K in a.trace' 0 "
+        "34\n"
+        "4 190 0 256@1 'sync: mutex L in a.trace' 7 3 1000 400 0\n"
+        "5 195 4294967297 512@1 'sync: mutex K in a.trace' 0\n";
+    cr_assert_str_eq(w.recs, want);
+}
+
+/* One input (as for a single process): nothing renamed, the records as they were. */
+Test(merge, one_process_keeps_names, .init = make_dir, .fini = remove_dir)
+{
+    write_input(dir, "a.trace", "1000000000", recs);
+    char pa[128];
+    snprintf(pa, sizeof pa, "%s/a.trace", dir);
+    struct seen w;
+    merged((const char *const[]){pa}, 1, 0, &w);
+    cr_assert(strstr(w.reasons, "sync: mutex L\nsync: mutex shared"), "%s", w.reasons);
+    cr_assert(strstr(w.recs, "3 150 1 256@1 'sync: mutex L' 0 512@1 'sync: mutex K' 0 34\n"), "%s",
+              w.recs);
+}
+
+/* A record of a type merge does not know stops it, naming the input and the type. */
+Test(merge, unknown_record_type_stops, .init = make_dir, .fini = remove_dir)
+{
+    write_input(dir, "a.trace", "1000000000", recs);
+    write_input(dir, "b.trace", "1000000000", "1 100 1 256 1 0; 9 120 1 256 1");
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "%s/a.trace", dir);
+    snprintf(pb, sizeof pb, "%s/b.trace", dir);
+    struct dt_buf out = {0};
+    struct gd_merge_out o = {to_buf, &out};
+    struct gd_err err;
+    size_t bad;
+    cr_assert_eq(gd_merge((const char *const[]){pa, pb}, 2, 1, 0, &o, &err, &bad), -1);
+    cr_assert_eq(bad, 1);
+    cr_assert(strstr(err.msg, "sync record of type 9 is not known to this merge"), "%s", err.msg);
+    dt_free(&out);
+}
