@@ -5,7 +5,7 @@
 # (sync_hold.c:LINE), which is what a newcomer looks for; the waits are woken by main, the
 # unlocker: all 10 ended by main in `gotrace contention`, woken by it, or "(released by main)"
 # where the waiter, woken by the kernel, ran before main wrote the wake after its real release
-# (main preempted between the two: 2 of 10 on a loaded machine);
+# (main preempted between the two: from 2 to all 10 of 10 on a loaded machine);
 # `gotrace contention` shows the wait's leaf, the hook, with the module of the function it
 # stands in front of: `pthread_mutex_lock (libc.so.6)` (a sanitizer's runtime under one).
 source "$GT_ROOT/test/integration/lib_profiles.sh"
@@ -23,8 +23,6 @@ for want in pthread_mutex_lock wait_for_lock "sync_hold.c:$line"; do
 done
 gw=$(gids_started_at "$tr" waiter)
 assert_eq "$(blocks "$tr" "$gw" 'sync: mutex')" 10 "the waiter's mutex blocks"
-assert_ge "$(woken_by "$tr" "$gw" "$(gid_m "$tr" 1)" 'sync: mutex')" 1 \
-    "the waiter's mutex wake-ups written by main, the unlocker"
 ended=$("$GT_BUILD/gotrace" contention "$tr" | grep -A6 '^#[0-9]*  sync: mutex mu ' | grep '^  woken by:')
 by_main=$(echo "$ended" | grep -oE '(main|\(released by main\)) \([0-9]+\)' | grep -oE '[0-9]+\)$' |
     tr -d ')' | awk '{ n += $1 } END { print n + 0 }')
