@@ -85,6 +85,26 @@ static inline void dt_header(struct dt_buf *t)
     dt_put(t, GO_TRACE_HEADER, GO_TRACE_HEADER_LEN);
 }
 
+/* A "raw" line of dt_build's text form (malloc'd): gotrace's sync batch (GT_EXP_SYNC) of
+ * generation 1 holding the records in p, which is freed. */
+static inline char *dt_sync_line(struct dt_buf *p)
+{
+    struct dt_buf b = {0};
+    dt_put(&b, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC}, 2);
+    dt_uv(&b, 1);
+    dt_uv(&b, GO_NO_THREAD);
+    dt_uv(&b, 0);
+    dt_uv(&b, p->n);
+    dt_put(&b, p->b, p->n);
+    char *line = malloc(8 + 3 * b.n);
+    size_t len = (size_t)sprintf(line, "raw");
+    for (size_t i = 0; i < b.n; i++)
+        len += (size_t)sprintf(line + len, " %02x", b.b[i]);
+    dt_free(p);
+    dt_free(&b);
+    return line;
+}
+
 /* An EventBatch header for gen, thread m, time ts, then the payload p. */
 static inline void dt_batch(struct dt_buf *t, uint64_t gen, uint64_t m, uint64_t ts, const void *p,
                             size_t n)

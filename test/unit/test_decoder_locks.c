@@ -12,7 +12,7 @@
  * "w T M ADDR REASON HOLDER" (a wait) and "r T M ADDR STACK" (a release), ';'-separated. */
 static char *sync_batch(const char *spec)
 {
-    struct dt_buf p = {0}, b = {0};
+    struct dt_buf p = {0};
     char *copy = strdup(spec), *save = NULL;
     for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
         char kind;
@@ -24,20 +24,7 @@ static char *sync_batch(const char *spec)
             dt_uv(&p, v[k]);
     }
     free(copy);
-    dt_u8(&b, GO_EV_EXPERIMENTAL_BATCH);
-    dt_u8(&b, GT_EXP_SYNC);
-    dt_uv(&b, 1);
-    dt_uv(&b, GO_NO_THREAD);
-    dt_uv(&b, 0);
-    dt_uv(&b, p.n);
-    dt_put(&b, p.b, p.n);
-    char *line = malloc(8 + 3 * b.n);
-    size_t len = (size_t)sprintf(line, "raw");
-    for (size_t i = 0; i < b.n; i++)
-        len += (size_t)sprintf(line + len, " %02x", b.b[i]);
-    dt_free(&p);
-    dt_free(&b);
-    return line;
+    return dt_sync_line(&p);
 }
 
 /* text + the batch line, malloc'd. */

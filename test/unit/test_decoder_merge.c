@@ -28,7 +28,7 @@ static const char recs[] = "3 150 1 256 1 0 512 5 0 34; 4 190 0 256 1 7 3 1000 4
 /* A "raw" line: gotrace's sync batch of generation 1 holding the records of spec. */
 static char *sync_line(const char *spec)
 {
-    struct dt_buf p = {0}, b = {0};
+    struct dt_buf p = {0};
     char *copy = strdup(spec), *save = NULL;
     for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
         char *end;
@@ -41,20 +41,7 @@ static char *sync_line(const char *spec)
         }
     }
     free(copy);
-    uint8_t h[2] = {GO_EV_EXPERIMENTAL_BATCH, GT_EXP_SYNC};
-    dt_put(&b, h, 2);
-    dt_uv(&b, 1);
-    dt_uv(&b, GO_NO_THREAD);
-    dt_uv(&b, 0);
-    dt_uv(&b, p.n);
-    dt_put(&b, p.b, p.n);
-    char *line = malloc(8 + 3 * b.n);
-    size_t len = (size_t)sprintf(line, "raw");
-    for (size_t i = 0; i < b.n; i++)
-        len += (size_t)sprintf(line + len, " %02x", b.b[i]);
-    dt_free(&p);
-    dt_free(&b);
-    return line;
+    return dt_sync_line(&p);
 }
 
 /* Writes dir/name: the trace of text (freq: its frequency) with the records of spec. */

@@ -12,20 +12,9 @@
 # completes that one too, and leaves no live file of DIR. Every trace validated.
 # itest-timeout: 120
 
+source "$GT_ROOT/test/integration/lib_fatal_end.sh"
 prog=$(build_prog fatal_end)
-counted() { od -An -t d8 -N 16 "$1" | awk '{ print $1 + $2 }'; }
 sleeps() { "$GT_BUILD/gotrace" dump "$1" | awk '$4 != "G=1" && / GoBlock reason="sleep"/ { n++ } END { print n + 0 }'; }
-
-# wait_count FILE N PID: polls the counts file (bounded) until N sleeps are done.
-wait_count() {
-    local i
-    for ((i = 0; i < 600; i++)); do
-        [ -s "$1" ] && [ "$(counted "$1")" -ge "$2" ] && return 0
-        kill -0 "$3" 2>/dev/null || fail "the program ended before $2 sleeps"
-        sleep 0.05
-    done
-    fail "$2 sleeps not done within 30 s"
-}
 
 # (1) A relative path; the owner and mode kept.
 trace_start_bg rel -- "$prog" wait "$CASE_DIR/rel.counts"

@@ -13,9 +13,9 @@
 # says it traced nothing and removes it.
 # itest-timeout: 150
 
+source "$GT_ROOT/test/integration/lib_fatal_end.sh"
 prog=$(build_prog fatal_end)
 
-counted() { od -An -t d8 -N 16 "$1" | awk '{ print $1 + $2 }'; }
 # sleeps of the counted threads in trace $1 (goroutines that are not the process's first)
 kept() { "$GT_BUILD/gotrace" dump "$1" | awk '$4 != "G=1" && / GoBlock reason="sleep"/ { n++ } END { print n + 0 }'; }
 live_of() { echo "/dev/shm/gotrace.$1.live"; }
@@ -42,17 +42,6 @@ check_recovered() {
         fail "$tag: a second recover failed: $(cat "$CASE_DIR/$tag.again")"
     grep -q "nothing to recover" "$CASE_DIR/$tag.again" || fail "$tag: second recover: $(cat "$CASE_DIR/$tag.again")"
     cmp -s "$trace" "$CASE_DIR/$tag.copy" || fail "$tag: a second recover changed the trace"
-}
-
-# wait_count FILE N PID: polls the counts file (bounded) until N sleeps are done.
-wait_count() {
-    local i
-    for ((i = 0; i < 600; i++)); do
-        [ -s "$1" ] && [ "$(counted "$1")" -ge "$2" ] && return 0
-        kill -0 "$3" 2>/dev/null || fail "the program ended before $2 sleeps"
-        sleep 0.05
-    done
-    fail "$2 sleeps not done within 30 s"
 }
 
 # (1) Before the first generation: the file holds only its start (a valid trace, no thread).
