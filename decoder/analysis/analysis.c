@@ -277,6 +277,7 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint
             if (d > s->max) s->max = d;
             add_wake(a, g->site, waker);
         }
+        g->last_wait_by = waker;
         break;
     default:
         return;
@@ -408,6 +409,25 @@ static int push_region(struct gd_ana_g *g, struct gd_open_region r)
     return 0;
 }
 
+/* A "gotrace.ended" log of g (ev): what ended the wait g just ended itself, which moves from
+ * the site's "ended itself" count to the log's text (GD_WAKER_TEXT). Only right after such a
+ * wait: g Running, its last interval a wait it ended itself. */
+static void wait_ended_as(struct gd_ana *a, struct gd_ana_g *g, const struct gd_tev *ev,
+                          const struct gd_gen *gen)
+{
+    uint32_t len;
+    const char *key = gd_gen_str(gen, ev->args[1], &len);
+    if (!key || len != 13 || memcmp(key, "gotrace.ended", 13) || g->state != GS_RUNNING ||
+        g->last_wait_by != GD_WAKER_SELF || g->site >= a->nsites)
+        return;
+    uint32_t text = gen_str(a, gen, ev->args[2]);
+    uint32_t *i = gd_hm_get(&a->wakemap, (uint64_t)g->site << 32 | GD_WAKER_SELF);
+    if (!text || text >= GD_WAKER_SELF - GD_WAKER_TEXT || !i || !a->wakes[*i].count) return;
+    a->wakes[*i].count--;
+    add_wake(a, g->site, GD_WAKER_TEXT | text);
+    g->last_wait_by = GD_WAKER_TEXT | text; /* once */
+}
+
 /* Events about a goroutine that are not state transitions: labels, regions, logs. A label
  * replaces the previous one, so the thread name is the latest label anywhere in the trace; it
  * is read when names are printed, after the pass, so it names the goroutine's whole life,
@@ -432,6 +452,7 @@ static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd
         close_region(a, g, ev->time);
         return 0;
     default: /* GO_EV_USER_LOG */
+        wait_ended_as(a, g, ev, gen);
         if (a->cb && a->cb->log) a->cb->log(a, g, ev, gen);
         return 0;
     }

@@ -37,6 +37,8 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_BARRIER] = "sync: omp barrier",
     [GT_R_OMP_CRITICAL] = "sync: omp critical",
     [GT_R_OMP_LOCK] = "sync: omp lock",
+    [GT_R_CHILD] = "wait: child",
+    [GT_R_SIGNAL] = "signal wait",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 /* What a wait on an object is to the hang check (hang.h HANG_*). */
@@ -392,14 +394,15 @@ GOTRACE_API_FN uint64_t tr_stack(void)
  * for a lock, condvar, semaphore or barrier: syncobj.h) held by thread holder (a TID, 0
  * unknown), recorded for the decoder and the hang check (how: the reason, | GT_R_UNTIMED). */
 static inline __attribute__((always_inline)) int block(struct gt_thread *self, enum gt_reason how,
-                                                       void *key, int64_t holder)
+                                                       void *key, int64_t holder, const char *text)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     enum gt_reason reason = how & ~GT_R_UNTIMED;
     struct call c = acquire(self);
     uint64_t stk = stack_capture(self->stk.memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
-    uint64_t rid = reason_ids[reason];
+    uint64_t rid = text ? str_intern_cstr(text) : 0;
+    if (!rid) rid = reason_ids[reason];
     if (key && reason != GT_R_JOIN) rid = so_reason(rid, key, stk);
     int watched = key && hang_on(); /* the hang check's view of the wait (hang.h) */
     if (watched) {
@@ -432,13 +435,18 @@ static inline __attribute__((always_inline)) int block(struct gt_thread *self, e
 
 GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
 {
-    return block(self, reason, NULL, 0);
+    return block(self, reason, NULL, 0, NULL);
+}
+
+GOTRACE_API_FN int tr_block_text(struct gt_thread *self, enum gt_reason reason, const char *text)
+{
+    return block(self, reason, NULL, 0, text);
 }
 
 GOTRACE_API_FN int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key,
                                int64_t holder)
 {
-    return block(self, reason, key, holder);
+    return block(self, reason, key, holder, NULL);
 }
 
 GOTRACE_API_FN void tr_released(struct gt_thread *self, void *key, uint64_t stk)
@@ -559,6 +567,13 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     wr_end(&w);
     release(c);
     return 1;
+}
+
+GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+{
+    if (g_state(self) != GO_G_RUNNING) return 0;
+    uint64_t args[3] = {0, tr_string(self, key, 64), tr_string(self, text, 256)};
+    return tr_user_event(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2);
 }
 
 GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)

@@ -12,6 +12,8 @@
 #include "waitq.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 /* Every interposed function (and the public annotation functions) is exported with this. */
@@ -105,5 +107,16 @@ static inline int ts_waits(const struct timespec *ts)
 {
     return ts && ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L &&
            (ts->tv_sec | ts->tv_nsec) != 0;
+}
+
+/* Signal sig's name ("SIGCHLD", "signal 40" for those glibc has no name for) in buf. */
+static inline const char *sig_text(char buf[16], int sig)
+{
+    const char *n = sigabbrev_np(sig);
+    if (n)
+        snprintf(buf, 16, "SIG%s", n);
+    else
+        snprintf(buf, 16, "signal %d", sig);
+    return buf;
 }
 #endif
