@@ -52,7 +52,7 @@ static struct shared_map {
     uintptr_t lo, hi;
     unsigned long long off, ino;
     unsigned dev_major, dev_minor;
-    char path[96]; /* "" when anonymous or deleted: then named by device and inode */
+    char path[96]; /* the file mapped, "" for anonymous memory */
 } shared_maps[MAX_SHARED];
 static int nshared, maps_stale = 1;
 
@@ -69,9 +69,12 @@ static void shared_line(const char *line)
         return;
     const char *path = line + pos;
     size_t len = strcspn(path, "\n");
-    m.path[0] = 0;
-    if (*path == '/' && len < sizeof m.path && !strstr(path, " (deleted)"))
-        snprintf(m.path, sizeof m.path, "%.*s", (int)len, path);
+    const char *del = strstr(path, " (deleted)"); /* unlinked since: still the same inode */
+    if (del && del < path + len) len = (size_t)(del - path);
+    if (*path != '/' || len >= sizeof m.path ||
+        (m.dev_major == 0 && m.dev_minor == 1 && del && !strncmp(path, "/dev/zero", len)))
+        len = 0; /* shared anonymous memory (or a path too long) */
+    snprintf(m.path, sizeof m.path, "%.*s", (int)len, path);
     shared_maps[nshared++] = m;
 }
 
@@ -97,9 +100,10 @@ static void shared_read(void)
     close(fd);
 }
 
-/* The name of the object at addr if it lies in a shared mapping ("shared FILE+0xOFFSET", or
- * "shared [MAJ:MIN INODE]+0xOFFSET" for anonymous memory), the same in every process that maps
- * the object; its length, 0 if not shared. */
+/* The name of the object at addr if it lies in a shared mapping, "shared FILE+0xOFFSET
+ * [MAJ:MIN INODE]" ("anon" for shared anonymous memory; FILE as it was mapped, even if
+ * unlinked since), the same in every process that maps the object: the device, inode and
+ * offset identify it; its length, 0 if not shared. */
 static int shared_name(uintptr_t addr, char *buf, size_t cap)
 {
     if (maps_stale) shared_read();
@@ -107,9 +111,8 @@ static int shared_name(uintptr_t addr, char *buf, size_t cap)
         const struct shared_map *m = &shared_maps[i];
         if (addr < m->lo || addr >= m->hi) continue;
         unsigned long long off = m->off + (addr - m->lo);
-        int n = m->path[0] ? snprintf(buf, cap, "shared %s+0x%llx", m->path, off)
-                           : snprintf(buf, cap, "shared [%02x:%02x %llu]+0x%llx", m->dev_major,
-                                      m->dev_minor, m->ino, off);
+        int n = snprintf(buf, cap, "shared %s+0x%llx [%02x:%02x %llu]",
+                         m->path[0] ? m->path : "anon", off, m->dev_major, m->dev_minor, m->ino);
         return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
     }
     return 0;
