@@ -99,7 +99,8 @@ struct gd_ana_g {
 #define GD_WAKER_SELF (UINT32_MAX - 2) /* the waiter itself (no goroutine, its thread, a stack) */
 /* A wait its waiter ended itself that libgotrace.so says more of, in a "gotrace.ended" log
  * written right after it ("child 1234 exited, status 0", "SIGCHLD from pid 1234, uid 0":
- * docs/processes.md): GD_WAKER_TEXT | the log's interned text, in gd_wake only. */
+ * docs/blocking.md "Across processes"): GD_WAKER_TEXT | the log's interned text, in gd_wake only.
+ */
 #define GD_WAKER_TEXT 0x80000000u
 #define GD_WAKER_IS_TEXT(w) ((w) >= GD_WAKER_TEXT && (w) < GD_WAKER_SELF)
 /* Whether waker (of gd_wake, gd_ana_g.ended_by) is a goroutine. */

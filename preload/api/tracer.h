@@ -99,8 +99,8 @@ static inline int tr_tid(struct gt_thread *t)
 
 /* Waiting. */
 int tr_block(struct gt_thread *self, enum gt_reason reason);
-/* tr_block with the reason text (interned: a text of its own per child or call, docs/
- * processes.md), reason's generic one if text cannot be interned. */
+/* tr_block with the reason text (interned: a text of its own per child or call, docs/blocking.md
+ * "Across processes"), reason's generic one if text cannot be interned. */
 int tr_block_text(struct gt_thread *self, enum gt_reason reason, const char *text);
 /* tr_block for a wait on object key (a lock, condvar, semaphore, barrier, or a joined
  * thread's pthread_t) that thread holder (a TID, 0 unknown) held at block time: the wait gets
@@ -139,9 +139,9 @@ int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *a
  * an end that is not the innermost open region's (text: its name, for the warning), is left
  * out, with one warning a process for each of the two. */
 void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name);
-/* A UserLog of the tracer's own (key "gotrace.fork", "gotrace.ended", ...: docs/processes.md)
- * with text and the caller's stack; 1 if written. For process events and the end of waits
- * that blocked, never on the path of a call that does not wait. */
+/* A UserLog of the tracer's own (key "gotrace.fork", "gotrace.ended", ...: docs/blocking.md "Across
+ * processes") with text and the caller's stack; 1 if written. For process events and the end of
+ * waits that blocked, never on the path of a call that does not wait. */
 int tr_log(struct gt_thread *self, const char *key, const char *text);
 void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name, const char *text);
 /* The string id of s (at most max bytes; 0 for NULL or ""), interned by self as the tracer. */

@@ -2,7 +2,7 @@
  * syncobj_encode.h. An object in a shared mapping (a process-shared mutex, rwlock, condvar,
  * semaphore or futex word in a file, /dev/shm or shared anonymous memory) is named by the
  * mapping and offset, not its address, so every process's trace names it alike
- * (docs/processes.md). */
+ * (docs/blocking.md "Across processes"). */
 #include "syncobj_encode.h"
 
 #include "event.h"

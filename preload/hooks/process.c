@@ -66,8 +66,8 @@ EXPORT int pipe2(int fds[2], int flags)
 }
 
 /* The parent's record of a child it made: a gotrace.fork or gotrace.spawn log "pid PID" with
- * the creating call's stack (docs/processes.md), the link a merger follows to the child's
- * trace. */
+ * the creating call's stack (docs/blocking.md "Across processes"), the link a merger follows to the
+ * child's trace. */
 GOTRACE_API_FN static void made_child(const char *key, pid_t pid)
 {
     struct gt_thread *self = tr_current();

@@ -1,7 +1,7 @@
 /* sigwaits.c: the calls that wait for a signal (sigsuspend, pause, sigwait, sigwaitinfo,
- * sigtimedwait) are blocks with the reason "signal: CALL" (docs/processes.md), not running
- * time: a server's master asleep in sigsuspend is shown waiting. The calls that return the
- * signal (the sigwait family) end their wait with a gotrace.ended log naming it and, when the
+ * sigtimedwait) are blocks with the reason "signal: CALL" (docs/blocking.md "Across processes"),
+ * not running time: a server's master asleep in sigsuspend is shown waiting. The calls that return
+ * the signal (the sigwait family) end their wait with a gotrace.ended log naming it and, when the
  * kernel says who sent it (si_code of a kill, sigqueue or tgkill, or SIGCHLD's child), the
  * sender's pid: "SIGUSR1 from pid 1234".
  * Invariants: each hook returns what the real call returns, with its errno and its siginfo; the

@@ -209,7 +209,7 @@ EXPORT int fcntl64(int fd, int cmd, ...)
     FCNTL_HOOK(REAL(fcntl64), fd, cmd);
 }
 
-/* ---- children: waits for a child are blocks (docs/processes.md) ---- */
+/* ---- children: waits for a child are blocks (docs/blocking.md "Across processes") ---- */
 
 /* A child reaped with status st that a signal ended may have left a live file. */
 static void reaped(pid_t pid, const int *st)

@@ -1,6 +1,6 @@
-# proc_waits: waits that another process ends (progs/proc_waits.c, docs/processes.md). Each
-# child ends its part only once its parent sleeps in the expected kernel function, so every
-# wait below really blocks. Checks, each trace validated, same output as untraced:
+# proc_waits: waits that another process ends (progs/proc_waits.c; docs/blocking.md "Across
+# processes"). Each child ends its part only once its parent sleeps in the expected kernel
+# function, so every wait below really blocks. Checks, each trace validated, same output as untraced:
 # - child: main's waitpid is a block "wait: child PID" (PID the child's, as the gotrace.fork log
 #   says), not running time, ended by the gotrace.ended log "child PID exited, status 3", which
 #   contention shows as what ended the wait;

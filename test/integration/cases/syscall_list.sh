@@ -2,9 +2,9 @@
 # that cannot (progs/sync_syscalls.c). Checks: output "ok" (every result right); valid trace;
 # main's syscalls are exactly, in order, the blocking calls, each with its own function as the
 # leaf of the stack and main below it (O_CREAT open, flock without LOCK_NB, fcntl F_SETLKW);
-# waits for children are blocks, not syscalls (docs/processes.md): waitpid and wait of children
-# that end once main sleeps in the wait are "wait: child PID" and "wait: any child", each
-# followed by the gotrace.ended log of its child's exit status; wait4 and wait3 of children
+# waits for children are blocks, not syscalls (docs/blocking.md "Across processes"): waitpid and
+# wait of children that end once main sleeps in the wait are "wait: child PID" and "wait: any
+# child", each followed by the gotrace.ended log of its child's exit status; wait4 and wait3 of children
 # SIGKILL ended before any hook ran in them (whose empty live files the reaping call removes)
 # are blocks or nothing (a child already dead is reaped by the try, without an event); the
 # non-blocking variants (LOCK_NB, F_GETFL, MSG_DONTWAIT, WNOHANG, syscall(SYS_getpid)) emit
