@@ -85,6 +85,11 @@ struct gd_ana_g {
      * ended it when a goroutine did (the waker's: its unlock, signal, post), else 0. */
     uint32_t ended_by, end_stack;
     uint32_t last_wait_by; /* who ended its latest wait (GD_WAKER_* or an index in gs) */
+    int64_t last_sys;      /* the length of its latest syscall, -1 once a gotrace.fd named it */
+    /* Its syscalls that waited on a pipe, FIFO or Unix socket, by the descriptor's name (the
+     * gotrace.fd log after each: "pipe:[12345]"), in order of first appearance. */
+    struct gd_reason_acc *fds;
+    uint32_t nfds, fcap;
 };
 
 /* Wakers that are not goroutines. A wait ends in one of four ways: a goroutine's GoUnblock

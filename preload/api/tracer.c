@@ -20,7 +20,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static const char *const reason_names[GT_R_COUNT] = {
@@ -527,6 +531,7 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     wr_p_move_own(&w, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps);
     wr_g_move_own(&w, SMASK(GO_G_RUNNING), GO_G_SYSCALL, &seq0, &from);
     w.ts = gt_now_early(); /* own_time */
+    self->syscall_ts = w.ts;
     wr_mark_stack(&w, stk);
     WR_EMIT(&w, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     wr_end(&w);
@@ -534,14 +539,59 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     return 1;
 }
 
-GOTRACE_API_FN void tr_syscall_end(struct gt_thread *self)
+GOTRACE_API_FN uint64_t tr_syscall_end(struct gt_thread *self)
 {
     struct call c = acquire(self);
     struct gt_writer w;
+    uint64_t took = 0;
     wr_begin(&w, self);
-    if (resume(&w, MOVE_RESTART) > 0) running_fixup(&w, self->syscall_stack);
+    if (resume(&w, MOVE_RESTART) > 0) {
+        took = w.ts > self->syscall_ts ? w.ts - self->syscall_ts : 0;
+        running_fixup(&w, self->syscall_stack);
+    }
     wr_end(&w);
     release(c);
+    return took;
+}
+
+/* What fd is, if another process may be at its other end: "pipe:[INO]", "fifo:PATH [MAJ:MIN
+ * INO]", "socket:[INO] unix, peer pid N" (the pid that made the other end, SO_PEERCRED); "" for
+ * anything else. A readlink, and an fstat or two getsockopt calls. */
+static void fd_identity(int fd, char *text, size_t cap)
+{
+    char path[40], link[112];
+    text[0] = 0;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0) return;
+    link[n] = 0;
+    struct stat st;
+    if (!strncmp(link, "pipe:", 5)) {
+        snprintf(text, cap, "%s", link);
+    } else if (!strncmp(link, "socket:", 7)) {
+        int dom = 0;
+        struct ucred cred = {0};
+        socklen_t dl = sizeof dom, cl = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0 || dom != AF_UNIX) return;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 && cred.pid > 0 &&
+            cred.pid != getpid()) /* (a socketpair's: its maker's own) */
+            snprintf(text, cap, "%s unix, peer pid %d", link, (int)cred.pid);
+        else
+            snprintf(text, cap, "%s unix", link);
+    } else if (link[0] == '/' && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        snprintf(text, cap, "fifo:%s [%02x:%02x %llu]", link, major(st.st_dev), minor(st.st_dev),
+                 (unsigned long long)st.st_ino);
+    }
+}
+
+GOTRACE_API_FN void tr_fd_waited(struct gt_thread *self, int fd)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    int saved = errno; /* (readlink, fstat and getsockopt are not hooked) */
+    char text[192];
+    fd_identity(fd, text, sizeof text);
+    if (text[0]) tr_log(self, "gotrace.fd", text);
+    errno = saved;
 }
 
 /* ---- annotations: user tasks, regions, logs, thread names (docs/annotations.md) ---- */

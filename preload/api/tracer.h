@@ -127,7 +127,12 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 
 /* Blocking system calls. */
 int tr_syscall_begin(struct gt_thread *self);
-void tr_syscall_end(struct gt_thread *self);
+/* Returns how long the system call took (ns from its begin to its end events; 0 if unknown). */
+uint64_t tr_syscall_end(struct gt_thread *self);
+/* After a read or write on fd (a system call) that took long enough to have waited: when fd is
+ * a pipe, FIFO or Unix socket, a gotrace.fd log naming it ("pipe:[12345]", docs/blocking.md
+ * "Across processes"): one fstat, made only then. */
+void tr_fd_waited(struct gt_thread *self, int fd);
 
 /* Annotations (hooks/annotations.c): one user event (UserTaskBegin/End, UserLog) with args
  * followed by the caller's stack; bit i of strs marks args[i] as a string id. 1 if written, 0 if

@@ -31,22 +31,22 @@
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-    return SYSCALL(REAL(read)(fd, buf, n));
+    return SYSCALL_FD(fd, REAL(read)(fd, buf, n));
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-    return SYSCALL(REAL(write)(fd, buf, n));
+    return SYSCALL_FD(fd, REAL(write)(fd, buf, n));
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL(REAL(readv)(fd, iov, n));
+    return SYSCALL_FD(fd, REAL(readv)(fd, iov, n));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL(REAL(writev)(fd, iov, n));
+    return SYSCALL_FD(fd, REAL(writev)(fd, iov, n));
 }
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -75,34 +75,34 @@ EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recv)(fd, buf, n, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recv)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                         socklen_t *len)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recvfrom)(fd, buf, n, flags, from, len));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvfrom)(fd, buf, n, flags, from, len));
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recvmsg)(fd, msg, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvmsg)(fd, msg, flags));
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(send)(fd, buf, n, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(send)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                       socklen_t len)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(sendto)(fd, buf, n, flags, to, len));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendto)(fd, buf, n, flags, to, len));
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(sendmsg)(fd, msg, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendmsg)(fd, msg, flags));
 }
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)

@@ -9,6 +9,9 @@
 # - shared: the process-shared mutex and semaphore in /dev/shm and the mutex in shared anonymous
 #   memory are named alike in main's and the child's traces, by file (or anon), offset, device
 #   and inode, not by address: both name the shm mutex and the anon one as the same objects.
+# - pipes: main's read of a pipe and recv of a socketpair that a child writes once main sleeps
+#   in them are named in gotrace.fd logs ("pipe:[INODE]", the pipe's inode as /proc shows it;
+#   "socket:[INODE] unix") and in summary's "syscalls on" lines.
 # Also bash waiting for a `sleep` child: its wait is a block ended by that child's exit.
 # itest-timeout: 120
 
@@ -20,7 +23,7 @@ ended_logs() { "$G" dump "$1" | sed -n 's/.*key="gotrace.ended" value="\([^"]*\)
 # reasons FILE: the block reasons of FILE, one a line.
 reasons() { "$G" dump "$1" | sed -n 's/.* GoBlock reason="\([^"]*\)".*/\1/p'; }
 
-for mode in child signals shared; do
+for mode in child signals shared pipes; do
     rm -f "$CASE_DIR/plain.$mode.pids" "$CASE_DIR/$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "proc_waits $mode untraced" 0
@@ -73,6 +76,14 @@ sem=$(echo "$mutex" | sed 's/^sync: mutex /sync: semaphore /; s/+0x0 /+0x40 /')
 assert_eq "$(reasons "$CASE_DIR/shared/t.$shm.trace" | grep -cxF "$sem")" 1 "the shm child's semaphore wait"
 "$G" locks "$CASE_DIR/shared/t.$shm.trace" | grep -q "mutex shared /dev/shm/gotrace_proc_waits" ||
     fail "locks does not name the shared mutex by its file"
+
+# ---- pipes ----
+kid=$(awk '$1 == "writer" { print $2 }' "$CASE_DIR/pipes.pids")
+main=$(ls "$CASE_DIR"/pipes/t.*.trace | grep -v "t.$kid.trace")
+fds=$("$G" dump "$main" | sed -n 's/.*key="gotrace.fd" value="\([^"]*\)".*/\1/p')
+assert_eq "$(echo "$fds" | sed 's/[0-9][0-9]*/N/g' | tr '\n' ' ')" "pipe:[N] socket:[N] unix " "main's waited fds"
+pipe=$(echo "$fds" | head -1)
+"$G" summary "$main" | grep -qF "syscalls on $pipe " || fail "summary: no 'syscalls on $pipe'"
 
 # ---- bash waits for a sleep child ----
 mkdir -p "$CASE_DIR/bash"

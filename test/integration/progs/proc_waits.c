@@ -9,7 +9,8 @@
  * - shared: a process-shared mutex and semaphore in a POSIX shared memory object (/dev/shm) and
  *   a process-shared mutex in shared anonymous memory; main holds each mutex while the child
  *   waits for it, then the child holds it while main waits; main posts the semaphore the child
- *   waits on. */
+ *   waits on.
+ * - pipes: main reads from a pipe and receives from a socketpair that a child writes to. */
 #include "common.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +211,29 @@ static void mode_shared(void)
     close(fd);
 }
 
+/* ---- pipes: reads that wait for another process's write ---- */
+
+static int pipe_fds[2], sock_fds[2];
+
+static void write_when_read(pid_t parent)
+{
+    until_sleeping_in(parent, "pipe_read");
+    OK(write(pipe_fds[1], "p", 1) == 1);
+    until_sleeping_in(parent, "unix_stream_read");
+    OK(send(sock_fds[1], "s", 1, 0) == 1);
+    if (!ok) _exit(1);
+}
+
+static void mode_pipes(void)
+{
+    char c = 0;
+    OK(pipe(pipe_fds) == 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sock_fds) == 0);
+    pid_t pid = child("writer", write_when_read);
+    OK(read(pipe_fds[0], &c, 1) == 1 && c == 'p');
+    OK(recv(sock_fds[0], &c, 1, 0) == 1 && c == 's');
+    reap(pid);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 || !(pids = fopen(argv[2], "a"))) return 2;
@@ -218,6 +243,8 @@ int main(int argc, char **argv)
         mode_signals();
     else if (!strcmp(argv[1], "shared"))
         mode_shared();
+    else if (!strcmp(argv[1], "pipes"))
+        mode_pipes();
     else
         return 2;
     fclose(pids);
