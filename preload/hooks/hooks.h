@@ -124,13 +124,13 @@ static inline int ts_waits(const struct timespec *ts)
 }
 
 /* Signal sig's name ("SIGCHLD", "signal 40" for those glibc has no name for) in buf. */
-static inline const char *sig_text(char buf[16], int sig)
+static inline const char *sig_text(char buf[24], int sig)
 {
     const char *n = sigabbrev_np(sig);
     if (n)
-        snprintf(buf, 16, "SIG%s", n);
+        snprintf(buf, 24, "SIG%s", n);
     else
-        snprintf(buf, 16, "signal %d", sig);
+        snprintf(buf, 24, "signal %d", sig);
     return buf;
 }
 #endif

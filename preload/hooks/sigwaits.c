@@ -1,15 +1,18 @@
-/* sigwaits.c: the calls that wait for a signal (sigsuspend, pause, sigwait, sigwaitinfo,
- * sigtimedwait) are blocks with the reason "signal: CALL" (docs/blocking.md "Across processes"),
- * not running time: a server's master asleep in sigsuspend is shown waiting. The calls that return
- * the signal (the sigwait family) end their wait with a gotrace.ended log naming it and, when the
- * kernel says who sent it (si_code of a kill, sigqueue or tgkill, or SIGCHLD's child), the
- * sender's pid: "SIGUSR1 from pid 1234".
- * Invariants: each hook returns what the real call returns, with its errno and its siginfo; the
- * signal mask, dispositions and pending signals are only touched by the real calls; the sigwait
- * family tries first (sigtimedwait with a zero timeout: a pending signal is taken without a
- * block or an event, as untraced) and only then blocks; a signal handler that runs inside
- * sigsuspend or pause runs while the thread is Waiting, so its hooked calls emit nothing
- * (docs/blocking.md "Interleavings"). */
+/* sigwaits.c: signals between processes. The calls that wait for a signal (sigsuspend, pause,
+ * sigwait, sigwaitinfo, sigtimedwait) are blocks with the reason "signal: CALL" (docs/blocking.md
+ * "Across processes"), not running time: a server's master asleep in sigsuspend is shown waiting.
+ * The calls that return the signal (the sigwait family) end their wait with a gotrace.ended log
+ * naming it and, when the kernel says who sent it (si_code of a kill, sigqueue or tgkill, or
+ * SIGCHLD's child), the sender's pid: "SIGUSR1 from pid 1234". A signal sent to another process
+ * (kill, sigqueue) is a gotrace.kill log with the sender's stack, "SIGUSR1 to pid 1234": what a
+ * merger blames a sigsuspend or pause on, whose signal the tracer cannot see. Invariants: each hook
+ * returns what the real call returns, with its errno and its siginfo; the signal mask, dispositions
+ * and pending signals are only touched by the real calls; the sigwait family tries first
+ * (sigtimedwait with a zero timeout: a pending signal is taken without a block or an event, as
+ * untraced) and only then blocks; a signal handler that runs inside sigsuspend or pause runs while
+ * the thread is Waiting, so its hooked calls emit nothing (docs/blocking.md "Interleavings"); kill
+ * and sigqueue log after the real call (the tracer's own kill of a child, lifecycle.h, happens
+ * before its thread may park). */
 #include "hooks.h"
 #include "real.h"
 
@@ -23,7 +26,7 @@
  * codes, which are <= 0; SIGCHLD: the child), the sender. */
 GOTRACE_API_FN static void signal_ended(struct gt_thread *self, const siginfo_t *info)
 {
-    char text[96], sig[16];
+    char text[96], sig[24];
     int saved = errno;
     sig_text(sig, info->si_signo);
     if (info->si_code <= 0 || info->si_signo == SIGCHLD)
@@ -112,5 +115,43 @@ EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct times
     siginfo_t own, *in = info ? info : &own;
     int r;
     TRY_THEN_WAIT(self, set, in, "signal: sigtimedwait", r, REAL(sigtimedwait)(set, in, ts));
+    return r;
+}
+
+/* ---- signals sent ---- */
+
+/* After signal sig was sent to pid (kill's convention): the gotrace.kill log, unless sig is 0
+ * (a probe) or pid this process (a signal of its own). */
+GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig)
+{
+    if (sig <= 0 || pid == getpid()) return;
+    struct gt_thread *self = tr_current();
+    if (!self) return;
+    int saved = errno;
+    char text[96], name[24];
+    sig_text(name, sig);
+    if (pid > 0)
+        snprintf(text, sizeof text, "%s to pid %d by %s", name, (int)pid, how);
+    else if (pid == 0)
+        snprintf(text, sizeof text, "%s to its process group by %s", name, how);
+    else if (pid == -1)
+        snprintf(text, sizeof text, "%s to every process by %s", name, how);
+    else
+        snprintf(text, sizeof text, "%s to process group %d by %s", name, (int)-pid, how);
+    tr_log(self, "gotrace.kill", text);
+    errno = saved;
+}
+
+EXPORT int kill(pid_t pid, int sig)
+{
+    int r = REAL(kill)(pid, sig);
+    if (r == 0) sent("kill", pid, sig);
+    return r;
+}
+
+EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
+{
+    int r = REAL(sigqueue)(pid, sig, value);
+    if (r == 0) sent("sigqueue", pid, sig);
     return r;
 }

@@ -238,7 +238,7 @@ static const char *child_reason(char *buf, size_t cap, long pid)
  * gotrace.ended log "child PID exited, status N" and kin, with the waiting call's stack. */
 GOTRACE_API_FN static void child_ended(struct gt_thread *self, pid_t pid, int st)
 {
-    char text[96], sig[16];
+    char text[96], sig[24];
     int saved = errno;
     if (WIFEXITED(st))
         snprintf(text, sizeof text, "child %d exited, status %d", pid, WEXITSTATUS(st));

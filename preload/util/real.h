@@ -125,6 +125,8 @@
        char *const[], char *const[]),                                                              \
       0)                                                                                           \
     X(sigsuspend, int, (const sigset_t *), 0)                                                      \
+    X(kill, int, (pid_t, int), 0)                                                                  \
+    X(sigqueue, int, (pid_t, int, const union sigval), 0)                                          \
     X(pause, int, (void), 0)                                                                       \
     X(sigwait, int, (const sigset_t *, int *), 0)                                                  \
     X(sigwaitinfo, int, (const sigset_t *, siginfo_t *), 0)                                        \

@@ -5,7 +5,8 @@
 #   says), not running time, ended by the gotrace.ended log "child PID exited, status 3", which
 #   contention shows as what ended the wait;
 # - signals: sigsuspend, sigwait, sigwaitinfo, sigtimedwait are blocks "signal: CALL"; the
-#   sigwait family's waits end with "SIGUSR1 from pid PID" naming the child that sent it;
+#   sigwait family's waits end with "SIGUSR1 from pid PID" naming the child that sent it; each
+#   child's trace has the gotrace.kill log "SIGUSR1 to pid MAIN by kill" (or sigqueue);
 # - shared: the process-shared mutex and semaphore in /dev/shm and the mutex in shared anonymous
 #   memory are named alike in main's and the child's traces, by file (or anon), offset, device
 #   and inode, not by address: both name the shm mutex and the anon one as the same objects.
@@ -49,13 +50,20 @@ assert_eq "$(count_trans "$main" Running Syscall 1)" 0 "main's syscalls (the wai
 
 # ---- signals ----
 main=$(ls "$CASE_DIR"/signals/t.*.trace | while read -r f; do
-    [ -n "$(reasons "$f" | grep '^signal: ')" ] && echo "$f"; done)
+    if [ -n "$(reasons "$f" | grep '^signal: ')" ]; then echo "$f"; fi; done)
 assert_eq "$(echo "$main" | grep -c .)" 1 "traces with signal waits (main's)"
 assert_eq "$(reasons "$main" | grep '^signal: ' | tr '\n' ' ')" \
     "signal: sigsuspend signal: sigwait signal: sigwaitinfo signal: sigtimedwait " "main's signal waits"
 for call in sigwait sigwaitinfo sigtimedwait; do
     pid=$(awk -v k=$call '$1 == k { print $2 }' "$CASE_DIR/signals.pids")
     assert_eq "$(ended_logs "$main" | grep -c "^SIGUSR1 from pid $pid, uid ")" 1 "$call ended by $pid's SIGUSR1"
+done
+mainpid=$(basename "$main" .trace | sed 's/^t\.//')
+for call in sigsuspend sigwait sigwaitinfo sigtimedwait; do
+    pid=$(awk -v k=$call '$1 == k { print $2 }' "$CASE_DIR/signals.pids")
+    by=kill
+    [ $call = sigwaitinfo ] && by=sigqueue
+    assert_eq "$("$G" dump "$CASE_DIR/signals/t.$pid.trace" | grep -c "key=\"gotrace.kill\" value=\"SIGUSR1 to pid $mainpid by $by\"")" 1 "the $call sender's log"
 done
 "$G" contention "$main" | awk '/^#/ { site = $0 } /woken by:/ && site ~ /signal: sigwaitinfo/' |
     grep -q "woken by: (SIGUSR1 from pid" ||
