@@ -1,7 +1,9 @@
 /* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
- * waits for children, file locks (flock, fcntl F_SETLKW). Futex calls made through syscall()
- * are sync waits and wakes (futex.c).
+ * file locks (flock, fcntl F_SETLKW); a read or write that took long enough to have waited
+ * names a pipe, FIFO or Unix socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
+ * wait4, waitid) are blocks "wait: child PID" that a gotrace.ended log ends (docs/blocking.md
+ * "Across processes"). Futex calls made through syscall() are sync waits and wakes (futex.c).
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * variadic arguments are forwarded as the real function reads them (open's mode only when the
  * flags need one, fcntl's argument as a pointer-sized word, syscall's six words); a call that
