@@ -123,6 +123,12 @@ static inline int ts_waits(const struct timespec *ts)
            (ts->tv_sec | ts->tv_nsec) != 0;
 }
 
+/* Descriptors made by signalfd (sigwaits.c): whether fd is one (one bit test); fd closed; a
+ * read of one, a signal wait when nothing is there to read. */
+int sigfd_is(int fd);
+void sigfd_forget(int fd);
+ssize_t sigfd_read(int fd, void *buf, size_t n);
+
 /* Signal sig's name ("SIGCHLD", "signal 40" for those glibc has no name for) in buf. */
 static inline const char *sig_text(char buf[24], int sig)
 {

@@ -1,24 +1,30 @@
 /* sigwaits.c: signals between processes. The calls that wait for a signal (sigsuspend, pause,
- * sigwait, sigwaitinfo, sigtimedwait) are blocks with the reason "signal: CALL" (docs/blocking.md
- * "Across processes"), not running time: a server's master asleep in sigsuspend is shown waiting.
- * The calls that return the signal (the sigwait family) end their wait with a gotrace.ended log
- * naming it and, when the kernel says who sent it (si_code of a kill, sigqueue or tgkill, or
- * SIGCHLD's child), the sender's pid: "SIGUSR1 from pid 1234". A signal sent to another process
- * (kill, sigqueue) is a gotrace.kill log with the sender's stack, "SIGUSR1 to pid 1234": what a
- * merger blames a sigsuspend or pause on, whose signal the tracer cannot see. Invariants: each hook
- * returns what the real call returns, with its errno and its siginfo; the signal mask, dispositions
- * and pending signals are only touched by the real calls; the sigwait family tries first
- * (sigtimedwait with a zero timeout: a pending signal is taken without a block or an event, as
- * untraced) and only then blocks; a signal handler that runs inside sigsuspend or pause runs while
- * the thread is Waiting, so its hooked calls emit nothing (docs/blocking.md "Interleavings"); kill
- * and sigqueue log after the real call (the tracer's own kill of a child, lifecycle.h, happens
- * before its thread may park). */
+ * sigwait, sigwaitinfo, sigtimedwait, and a read of a signalfd that has nothing to read) are blocks
+ * with the reason "signal: CALL" (docs/blocking.md "Across processes"), not running time: a
+ * server's master asleep in sigsuspend is shown waiting. The calls that return the signal (the
+ * sigwait family, a signalfd read) end their wait with a gotrace.ended log naming it and, when the
+ * kernel says who sent it (si_code of a kill, sigqueue or tgkill, or SIGCHLD's child), the sender's
+ * pid: "SIGUSR1 from pid 1234". A signal sent to another process (kill, sigqueue) is a gotrace.kill
+ * log with the sender's stack, "SIGUSR1 to pid 1234": what a merger blames a sigsuspend or pause
+ * on, whose signal the tracer cannot see. Invariants: each hook returns what the real call returns,
+ * with its errno and its siginfo; the signal mask, dispositions and pending signals are only
+ * touched by the real calls; the sigwait family tries first (sigtimedwait with a zero timeout: a
+ * pending signal is taken without a block or an event, as untraced) and only then blocks; a signal
+ * handler that runs inside sigsuspend or pause runs while the thread is Waiting, so its hooked
+ * calls emit nothing (docs/blocking.md "Interleavings"); kill and sigqueue log after the real call
+ * (the tracer's own kill of a child, lifecycle.h, happens before its thread may park). */
 #include "hooks.h"
 #include "real.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 /* The gotrace.ended log of a wait that took signal info->si_signo: its name and, when the kernel
@@ -115,6 +121,71 @@ EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct times
     siginfo_t own, *in = info ? info : &own;
     int r;
     TRY_THEN_WAIT(self, set, in, "signal: sigtimedwait", r, REAL(sigtimedwait)(set, in, ts));
+    return r;
+}
+
+/* ---- reads of a signalfd ---- */
+
+/* The descriptors below SIGFD_MAX that signalfd made (set by the signalfd hook, cleared by
+ * close, checked again before a read blocks: a descriptor dup'd or opened over a number whose
+ * bit stayed set is not taken for one). One bit test on each read. */
+#define SIGFD_MAX 1024
+static _Atomic uint64_t sigfds[SIGFD_MAX / 64];
+
+int sigfd_is(int fd)
+{
+    return fd >= 0 && fd < SIGFD_MAX &&
+           (atomic_load_explicit(&sigfds[fd / 64], memory_order_relaxed) >> (fd % 64) & 1);
+}
+
+void sigfd_forget(int fd)
+{
+    if (sigfd_is(fd)) atomic_fetch_and(&sigfds[fd / 64], ~(1ull << (fd % 64)));
+}
+
+EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+    int r = REAL(signalfd)(fd, mask, flags);
+    if (r >= 0 && r < SIGFD_MAX) atomic_fetch_or(&sigfds[r / 64], 1ull << (r % 64));
+    return r;
+}
+
+/* Whether a read of fd would wait: nothing to read now (a zero-timeout poll) and fd blocking;
+ * and fd still a signalfd (its /proc link), else its bit is dropped. Only before a read that
+ * may block: a poll, an fcntl and a readlink. */
+static int sigfd_would_wait(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char path[40], link[32];
+    int saved = errno, wait = 0;
+    if (REAL(poll)(&p, 1, 0) == 0 && !(REAL(fcntl)(fd, F_GETFL) & O_NONBLOCK)) {
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        wait = n > 0 && (link[n] = 0, !strcmp(link, "anon_inode:[signalfd]"));
+        if (!wait) sigfd_forget(fd);
+    }
+    errno = saved;
+    return wait;
+}
+
+/* A read of signalfd fd that waits: a block "signal: signalfd", ended by the log of the first
+ * signal read (its sender where the kernel says, as for sigwaitinfo). */
+ssize_t sigfd_read(int fd, void *buf, size_t n)
+{
+    struct gt_thread *self = tr_current();
+    if (!self || !sigfd_would_wait(fd)) return REAL(read)(fd, buf, n);
+    int traced = tr_block_text(self, GT_R_SIGNAL, "signal: signalfd");
+    ssize_t r = REAL(read)(fd, buf, n);
+    if (traced) {
+        tr_unblock(self);
+        if (r >= (ssize_t)sizeof(struct signalfd_siginfo)) {
+            const struct signalfd_siginfo *ss = buf;
+            siginfo_t si = {.si_signo = (int)ss->ssi_signo, .si_code = ss->ssi_code};
+            si.si_pid = (pid_t)ss->ssi_pid;
+            si.si_uid = ss->ssi_uid;
+            signal_ended(self, &si);
+        }
+    }
     return r;
 }
 

@@ -33,6 +33,7 @@
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
+    if (__builtin_expect(sigfd_is(fd), 0)) return sigfd_read(fd, buf, n); /* sigwaits.c */
     return SYSCALL_FD(fd, REAL(read)(fd, buf, n));
 }
 
@@ -174,6 +175,7 @@ EXPORT int close(int fd)
         errno = EBADF; /* not open, as far as the program (or libunwind's stale pipe) knows */
         return -1;
     }
+    sigfd_forget(fd);
     return SYSCALL(REAL(close)(fd));
 }
 

@@ -130,6 +130,7 @@
     X(pause, int, (void), 0)                                                                       \
     X(sigwait, int, (const sigset_t *, int *), 0)                                                  \
     X(sigwaitinfo, int, (const sigset_t *, siginfo_t *), 0)                                        \
+    X(signalfd, int, (int, const sigset_t *, int), 0)                                              \
     X(sigtimedwait, int, (const sigset_t *, siginfo_t *, const struct timespec *), 0)              \
     X(_Exit, void, (int), 0)                                                                       \
     X(close_range, int, (unsigned, unsigned, int), 0)                                              \

@@ -4,8 +4,9 @@
 # - child: main's waitpid is a block "wait: child PID" (PID the child's, as the gotrace.fork log
 #   says), not running time, ended by the gotrace.ended log "child PID exited, status 3", which
 #   contention shows as what ended the wait;
-# - signals: sigsuspend, sigwait, sigwaitinfo, sigtimedwait are blocks "signal: CALL"; the
-#   sigwait family's waits end with "SIGUSR1 from pid PID" naming the child that sent it; each
+# - signals: sigsuspend, sigwait, sigwaitinfo, sigtimedwait and a signalfd read are blocks
+#   "signal: CALL"; the sigwait family's waits and the signalfd read end with "SIGUSR1 from pid
+#   PID" naming the child that sent it; each
 #   child's trace has the gotrace.kill log "SIGUSR1 to pid MAIN by kill" (or sigqueue);
 # - shared: the process-shared mutex and semaphore in /dev/shm and the mutex in shared anonymous
 #   memory are named alike in main's and the child's traces, by file (or anon), offset, device
@@ -53,13 +54,13 @@ main=$(ls "$CASE_DIR"/signals/t.*.trace | while read -r f; do
     if [ -n "$(reasons "$f" | grep '^signal: ')" ]; then echo "$f"; fi; done)
 assert_eq "$(echo "$main" | grep -c .)" 1 "traces with signal waits (main's)"
 assert_eq "$(reasons "$main" | grep '^signal: ' | tr '\n' ' ')" \
-    "signal: sigsuspend signal: sigwait signal: sigwaitinfo signal: sigtimedwait " "main's signal waits"
-for call in sigwait sigwaitinfo sigtimedwait; do
+    "signal: sigsuspend signal: sigwait signal: sigwaitinfo signal: sigtimedwait signal: signalfd " "main's signal waits"
+for call in sigwait sigwaitinfo sigtimedwait signalfd; do
     pid=$(awk -v k=$call '$1 == k { print $2 }' "$CASE_DIR/signals.pids")
     assert_eq "$(ended_logs "$main" | grep -c "^SIGUSR1 from pid $pid, uid ")" 1 "$call ended by $pid's SIGUSR1"
 done
 mainpid=$(basename "$main" .trace | sed 's/^t\.//')
-for call in sigsuspend sigwait sigwaitinfo sigtimedwait; do
+for call in sigsuspend sigwait sigwaitinfo sigtimedwait signalfd; do
     pid=$(awk -v k=$call '$1 == k { print $2 }' "$CASE_DIR/signals.pids")
     by=kill
     [ $call = sigwaitinfo ] && by=sigqueue

@@ -4,8 +4,9 @@
  * expected kernel function (until_sleeping_in, common.h), so each wait really blocks.
  * - child: main forks a child that then spins (CPU work), and waits for it in waitpid; the
  *   child exits with status 3.
- * - signals: main waits for SIGUSR1 in sigsuspend, sigwait, sigwaitinfo and sigtimedwait (10 s
- *   bound), each sent by a child of its own with kill (sigqueue for sigwaitinfo).
+ * - signals: main waits for SIGUSR1 in sigsuspend, sigwait, sigwaitinfo, sigtimedwait (10 s
+ *   bound) and a read of a signalfd, each sent by a child of its own with kill (sigqueue for
+ *   sigwaitinfo).
  * - shared: a process-shared mutex and semaphore in a POSIX shared memory object (/dev/shm) and
  *   a process-shared mutex in shared anonymous memory; main holds each mutex while the child
  *   waits for it, then the child holds it while main waits; main posts the semaphore the child
@@ -19,7 +20,9 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +103,25 @@ static void queue_in_sigtimedwait(pid_t parent)
     sigqueue(parent, SIGUSR1, (union sigval){.sival_int = 45});
 }
 
+static void kill_in_signalfd(pid_t parent)
+{
+    until_sleeping_in(parent, "signalfd");
+    kill(parent, SIGUSR1);
+}
+
+/* A read of a signalfd of SIGUSR1 that waits for child pid's kill. */
+static void read_signalfd(const sigset_t *usr1)
+{
+    int fd = signalfd(-1, usr1, SFD_CLOEXEC);
+    OK(fd >= 0);
+    pid_t pid = child("signalfd", kill_in_signalfd);
+    struct signalfd_siginfo ss;
+    OK(read(fd, &ss, sizeof ss) == sizeof ss && ss.ssi_signo == SIGUSR1 &&
+       ss.ssi_pid == (uint32_t)pid);
+    OK(close(fd) == 0);
+    reap(pid);
+}
+
 static void mode_signals(void)
 {
     sigset_t usr1, none;
@@ -126,6 +148,7 @@ static void mode_signals(void)
     struct timespec ten = {10, 0};
     OK(sigtimedwait(&usr1, &si, &ten) == SIGUSR1 && si.si_pid == pid && si.si_code == SI_USER);
     reap(pid);
+    read_signalfd(&usr1);
 }
 
 /* ---- shared: process-shared objects ---- */
@@ -215,11 +238,16 @@ static void mode_shared(void)
 
 static int pipe_fds[2], sock_fds[2];
 
+/* Each write comes 1 ms after the parent sleeps in its read, so that the read lasts the 50 us
+ * that make the tracer name its descriptor (a child polling /proc can write within 20 us). */
 static void write_when_read(pid_t parent)
 {
+    static const struct timespec ms = {0, 1000000};
     until_sleeping_in(parent, "pipe_read");
+    nanosleep(&ms, NULL);
     OK(write(pipe_fds[1], "p", 1) == 1);
     until_sleeping_in(parent, "unix_stream_read");
+    nanosleep(&ms, NULL);
     OK(send(sock_fds[1], "s", 1, 0) == 1);
     if (!ok) _exit(1);
 }
