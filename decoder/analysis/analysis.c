@@ -96,6 +96,7 @@ void gd_ana_free(struct gd_ana *a)
 {
     for (size_t i = 0; i < a->ngs; i++) {
         free(a->gs[i].reasons);
+        free(a->gs[i].fds);
         free(a->gs[i].regs);
     }
     for (size_t i = 1; i < a->str.n; i++)
@@ -256,19 +257,24 @@ static uint32_t site_of(struct gd_ana *a, const struct gd_gen *gen, uint32_t rea
 
 /* Adds a wait of ns to g's waits with reason. A linear search: a goroutine waits for few
  * distinct reasons. Out of memory leaves the wait out of the by-reason lines only. */
-static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
+static void add_to(struct gd_reason_acc **v, uint32_t *n, uint32_t *vcap, uint32_t reason,
+                   int64_t ns)
 {
-    for (uint32_t i = 0; i < g->nreasons; i++) {
-        if (g->reasons[i].reason == reason) {
-            wadd(&g->reasons[i].ns, ns);
-            g->reasons[i].count++;
+    for (uint32_t i = 0; i < *n; i++) {
+        if ((*v)[i].reason == reason) {
+            wadd(&(*v)[i].ns, ns);
+            (*v)[i].count++;
             return;
         }
     }
-    size_t cap = g->rcap;
-    if (gd_grow((void **)&g->reasons, &cap, (size_t)g->nreasons + 1, sizeof(*g->reasons))) return;
-    g->rcap = (uint32_t)cap;
-    g->reasons[g->nreasons++] = (struct gd_reason_acc){reason, 1, ns};
+    size_t cap = *vcap;
+    if (gd_grow((void **)v, &cap, (size_t)*n + 1, sizeof(**v))) return;
+    *vcap = (uint32_t)cap;
+    (*v)[(*n)++] = (struct gd_reason_acc){reason, 1, ns};
+}
+static void add_reason(struct gd_ana_g *g, uint32_t reason, int64_t ns)
+{
+    add_to(&g->reasons, &g->nreasons, &g->rcap, reason, ns);
 }
 
 /* Counts a wait at site ended by waker (contention's "woken by" lines). One counter per
@@ -306,6 +312,7 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint
         break;
     case GS_SYSCALL:
         wadd(&g->ns_sys, d);
+        g->last_sys = d;
         break;
     case GS_WAITING:
         wadd(&g->ns_wait, d);
@@ -317,6 +324,7 @@ static void close_interval(struct gd_ana *a, struct gd_ana_g *g, int64_t t, uint
             if (d > s->max) s->max = d;
             add_wake(a, g->site, waker);
         }
+        g->last_wait_by = waker;
         break;
     default:
         return;
@@ -448,6 +456,34 @@ static int push_region(struct gd_ana_g *g, struct gd_open_region r)
     return 0;
 }
 
+/* A "gotrace.ended" log of g (ev): what ended the wait g just ended itself, which moves from
+ * the site's "ended itself" count to the log's text (GD_WAKER_TEXT). Only right after such a
+ * wait: g Running, its last interval a wait it ended itself. A "gotrace.fd" log names the
+ * descriptor of the system call g just made (a read or write that waited on a pipe, FIFO or
+ * Unix socket): its time goes to g->fds under that name. */
+static void wait_ended_as(struct gd_ana *a, struct gd_ana_g *g, const struct gd_tev *ev,
+                          const struct gd_gen *gen)
+{
+    uint32_t len;
+    const char *key = gd_gen_str(gen, ev->args[1], &len);
+    if (key && len == 10 && !memcmp(key, "gotrace.fd", 10) && g->state == GS_RUNNING &&
+        g->last_sys >= 0) { /* right after the system call it names the descriptor of */
+        uint32_t text = gen_str(a, gen, ev->args[2]);
+        if (text) add_to(&g->fds, &g->nfds, &g->fcap, text, g->last_sys);
+        g->last_sys = -1; /* once */
+        return;
+    }
+    if (!key || len != 13 || memcmp(key, "gotrace.ended", 13) || g->state != GS_RUNNING ||
+        g->last_wait_by != GD_WAKER_SELF || g->site >= a->nsites)
+        return;
+    uint32_t text = gen_str(a, gen, ev->args[2]);
+    uint32_t *i = gd_hm_get(&a->wakemap, (uint64_t)g->site << 32 | GD_WAKER_SELF);
+    if (!text || text >= GD_WAKER_SELF - GD_WAKER_TEXT || !i || !a->wakes[*i].count) return;
+    a->wakes[*i].count--;
+    add_wake(a, g->site, GD_WAKER_TEXT | text);
+    g->last_wait_by = GD_WAKER_TEXT | text; /* once */
+}
+
 /* Events about a goroutine that are not state transitions: labels, regions, logs. A label
  * replaces the previous one, so the thread name is the latest label anywhere in the trace; it
  * is read when names are printed, after the pass, so it names the goroutine's whole life,
@@ -472,6 +508,7 @@ static int annotation(struct gd_ana *a, const struct gd_tev *ev, const struct gd
         close_region(a, g, ev->time);
         return 0;
     default: /* GO_EV_USER_LOG */
+        wait_ended_as(a, g, ev, gen);
         if (a->cb && a->cb->log) a->cb->log(a, g, ev, gen);
         return 0;
     }

@@ -88,6 +88,12 @@ struct gd_ana_g {
      * GD_WAKER_*, as in gd_wake) and, with want_stacks, the interned stack of the event that
      * ended it when a goroutine did (the waker's: its unlock, signal, post), else 0. */
     uint32_t ended_by, end_stack;
+    uint32_t last_wait_by; /* who ended its latest wait (GD_WAKER_* or an index in gs) */
+    int64_t last_sys;      /* the length of its latest syscall, -1 once a gotrace.fd named it */
+    /* Its syscalls that waited on a pipe, FIFO or Unix socket, by the descriptor's name (the
+     * gotrace.fd log after each: "pipe:[12345]"), in order of first appearance. */
+    struct gd_reason_acc *fds;
+    uint32_t nfds, fcap;
 };
 
 /* Wakers that are not goroutines. A wait ends in one of four ways: a goroutine's GoUnblock
@@ -100,8 +106,14 @@ struct gd_ana_g {
 #define GD_WAKER_NONE UINT32_MAX       /* without a goroutine, not on the waiter's (known) thread */
 #define GD_WAKER_END (UINT32_MAX - 1)  /* still waiting at the end of the trace */
 #define GD_WAKER_SELF (UINT32_MAX - 2) /* the waiter itself (no goroutine, its thread, a stack) */
+/* A wait its waiter ended itself that libgotrace.so says more of, in a "gotrace.ended" log
+ * written right after it ("child 1234 exited, status 0", "SIGCHLD from pid 1234, uid 0":
+ * docs/blocking.md "Across processes"): GD_WAKER_TEXT | the log's interned text, in gd_wake only.
+ */
+#define GD_WAKER_TEXT 0x80000000u
+#define GD_WAKER_IS_TEXT(w) ((w) >= GD_WAKER_TEXT && (w) < GD_WAKER_SELF)
 /* Whether waker (of gd_wake, gd_ana_g.ended_by) is a goroutine. */
-#define GD_WAKER_IS_G(w) ((w) < GD_WAKER_SELF)
+#define GD_WAKER_IS_G(w) ((w) < GD_WAKER_TEXT)
 
 /* How often goroutine g (index in gd_ana.gs, or GD_WAKER_*) ended a wait at site: the one
  * running on the thread that wrote the wait's GoUnblock. */

@@ -94,6 +94,10 @@ static size_t site_range(const struct hd_held *v, size_t n, uint32_t site, size_
 static const char *waker_name(const struct gd_ana *a, uint32_t g, char *buf)
 {
     if (GD_WAKER_IS_G(g)) return gd_ana_name(a, &a->gs[g], 0, buf);
+    if (GD_WAKER_IS_TEXT(g)) {
+        snprintf(buf, GD_NAME_MAX, "(%s)", a->str.s[g & ~GD_WAKER_TEXT]);
+        return buf;
+    }
     return strcpy(buf, g == GD_WAKER_END    ? "(still waiting at trace end)"
                        : g == GD_WAKER_SELF ? "(ended itself: no waker recorded)"
                                             : "(no goroutine)");

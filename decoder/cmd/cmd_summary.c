@@ -125,6 +125,10 @@ static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd 
                          hd_phrase(s, hd_kind_of(rs), h, 0, ph, sizeof ph));
             gd_out_c(out, '\n');
         }
+        for (uint32_t r = 0; r < g->nfds; r++) /* syscalls that waited on another process */
+            gd_out_f(out, "    syscalls on %-39s %11s in %" PRIu64 " calls\n",
+                     a->str.s[g->fds[r].reason], gd_fmt_dur(g->fds[r].ns, dur, sizeof(dur)),
+                     g->fds[r].count);
     }
     char n[48];
     snprintf(n, sizeof(n), "TOTAL (%zu threads)", a->ngs);

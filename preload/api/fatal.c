@@ -6,6 +6,7 @@
 #include "real.h"
 #include "state.h"
 #include "thread.h"
+#include "writer.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -111,6 +112,12 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     if (forking && !is_fault(sig, si)) { /* its last write needs what the fork holds */
         deferred = sig;
+        errno = saved;
+        return;
+    }
+    struct gt_thread *t = gt_self;
+    if (t && !is_fault(sig, si) && (atomic_load_explicit(&t->seq, memory_order_relaxed) & 1)) {
+        wr_deferred_sig = sig; /* the last write would wait for this section: after it */
         errno = saved;
         return;
     }

@@ -21,7 +21,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static const char *const reason_names[GT_R_COUNT] = {
@@ -38,6 +42,8 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_BARRIER] = "sync: omp barrier",
     [GT_R_OMP_CRITICAL] = "sync: omp critical",
     [GT_R_OMP_LOCK] = "sync: omp lock",
+    [GT_R_CHILD] = "wait: child",
+    [GT_R_SIGNAL] = "signal wait",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 
@@ -407,14 +413,15 @@ static const unsigned recorded = 1u << GT_R_MUTEX | 1u << GT_R_RWLOCK_READ |
  * unknown), recorded for the decoder and the hang check (how: the reason, | GT_R_UNTIMED,
  * | GT_R_UNNAMED: the plain reason, key only for the records). */
 static inline __attribute__((always_inline)) int block(struct gt_thread *self, enum gt_reason how,
-                                                       void *key, int64_t holder)
+                                                       void *key, int64_t holder, const char *text)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     enum gt_reason reason = how & ~(GT_R_UNTIMED | GT_R_UNNAMED);
     struct call c = acquire(self);
     uint64_t stk = stack_capture(self->stk.memo);
     atomic_store_explicit(&self->block_stack, stk, memory_order_relaxed);
-    uint64_t rid = reason_ids[reason];
+    uint64_t rid = text ? str_intern_cstr(text) : 0;
+    if (!rid) rid = reason_ids[reason];
     if (key && reason != GT_R_JOIN && !(how & GT_R_UNNAMED)) rid = so_reason(rid, key, stk);
     int watched = key && hang_on(); /* the hang check's view of the wait (hang.h) */
     if (watched) {
@@ -446,13 +453,18 @@ static inline __attribute__((always_inline)) int block(struct gt_thread *self, e
 
 GOTRACE_API_FN int tr_block(struct gt_thread *self, enum gt_reason reason)
 {
-    return block(self, reason, NULL, 0);
+    return block(self, reason, NULL, 0, NULL);
+}
+
+GOTRACE_API_FN int tr_block_text(struct gt_thread *self, enum gt_reason reason, const char *text)
+{
+    return block(self, reason, NULL, 0, text);
 }
 
 GOTRACE_API_FN int tr_block_on(struct gt_thread *self, enum gt_reason reason, void *key,
                                int64_t holder)
 {
-    return block(self, reason, key, holder);
+    return block(self, reason, key, holder, NULL);
 }
 
 GOTRACE_API_FN void tr_released(struct gt_thread *self, void *key, uint64_t stk)
@@ -533,6 +545,7 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     wr_p_move_own(&w, p, SMASK(GO_P_RUNNING), GO_P_SYSCALL, 1, &ps);
     wr_g_move_own(&w, SMASK(GO_G_RUNNING), GO_G_SYSCALL, &seq0, &from);
     w.ts = gt_now_early(); /* own_time */
+    self->syscall_ts = w.ts;
     wr_mark_stack(&w, stk);
     WR_EMIT(&w, GO_EV_GO_SYSCALL_BEGIN, ps + 1, stk);
     wr_end(&w);
@@ -540,14 +553,59 @@ GOTRACE_API_FN int tr_syscall_begin(struct gt_thread *self)
     return 1;
 }
 
-GOTRACE_API_FN void tr_syscall_end(struct gt_thread *self)
+GOTRACE_API_FN uint64_t tr_syscall_end(struct gt_thread *self)
 {
     struct call c = acquire(self);
     struct gt_writer w;
+    uint64_t took = 0;
     wr_begin(&w, self);
-    if (resume(&w, MOVE_RESTART) > 0) running_fixup(&w, self->syscall_stack);
+    if (resume(&w, MOVE_RESTART) > 0) {
+        took = w.ts > self->syscall_ts ? w.ts - self->syscall_ts : 0;
+        running_fixup(&w, self->syscall_stack);
+    }
     wr_end(&w);
     release(c);
+    return took;
+}
+
+/* What fd is, if another process may be at its other end: "pipe:[INO]", "fifo:PATH [MAJ:MIN
+ * INO]", "socket:[INO] unix, peer pid N" (the pid that made the other end, SO_PEERCRED); "" for
+ * anything else. A readlink, and an fstat or two getsockopt calls. */
+static void fd_identity(int fd, char *text, size_t cap)
+{
+    char path[40], link[112];
+    text[0] = 0;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0) return;
+    link[n] = 0;
+    struct stat st;
+    if (!strncmp(link, "pipe:", 5)) {
+        snprintf(text, cap, "%s", link);
+    } else if (!strncmp(link, "socket:", 7)) {
+        int dom = 0;
+        struct ucred cred = {0};
+        socklen_t dl = sizeof dom, cl = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0 || dom != AF_UNIX) return;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 && cred.pid > 0 &&
+            cred.pid != getpid()) /* (a socketpair's: its maker's own) */
+            snprintf(text, cap, "%s unix, peer pid %d", link, (int)cred.pid);
+        else
+            snprintf(text, cap, "%s unix", link);
+    } else if (link[0] == '/' && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        snprintf(text, cap, "fifo:%s [%02x:%02x %llu]", link, major(st.st_dev), minor(st.st_dev),
+                 (unsigned long long)st.st_ino);
+    }
+}
+
+GOTRACE_API_FN void tr_fd_waited(struct gt_thread *self, int fd)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    int saved = errno; /* (readlink, fstat and getsockopt are not hooked) */
+    char text[192];
+    fd_identity(fd, text, sizeof text);
+    if (text[0]) tr_log(self, "gotrace.fd", text);
+    errno = saved;
 }
 
 /* ---- annotations: user tasks, regions, logs, thread names (docs/annotations.md) ---- */
@@ -573,6 +631,13 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     wr_end(&w);
     release(c);
     return 1;
+}
+
+GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+{
+    if (g_state(self) != GO_G_RUNNING) return 0;
+    uint64_t args[3] = {0, tr_string(self, key, 64), tr_string(self, text, 256)};
+    return tr_user_event(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2);
 }
 
 GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)

@@ -43,6 +43,8 @@ enum gt_reason {
     GT_R_OMP_BARRIER, /* OpenMP (GCC's libgomp, hooks/omp.c) */
     GT_R_OMP_CRITICAL,
     GT_R_OMP_LOCK,
+    GT_R_CHILD,  /* waits for a child process (hooks/syscalls.c): "wait: child PID" and kin */
+    GT_R_SIGNAL, /* waits for a signal (hooks/sigwaits.c): "signal: sigsuspend" and kin */
     GT_R_COUNT,
     /* Or'ed into the reason of a wait on an object (tr_block_on, waitq_barrier): the call has no
      * timeout (pthread_mutex_lock, pthread_rwlock_rdlock/wrlock, pthread_cond_wait, sem_wait,
@@ -103,6 +105,9 @@ static inline int tr_tid(struct gt_thread *t)
 
 /* Waiting. */
 int tr_block(struct gt_thread *self, enum gt_reason reason);
+/* tr_block with the reason text (interned: a text of its own per child or call, docs/blocking.md
+ * "Across processes"), reason's generic one if text cannot be interned. */
+int tr_block_text(struct gt_thread *self, enum gt_reason reason, const char *text);
 /* tr_block for a wait on object key (a lock, condvar, semaphore, barrier, or a joined
  * thread's pthread_t) that thread holder (a TID, 0 unknown) held at block time: the wait gets
  * the object's own reason ("sync: mutex ledger_lock", syncobj.h) and a holder record; reason
@@ -128,7 +133,12 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 
 /* Blocking system calls. */
 int tr_syscall_begin(struct gt_thread *self);
-void tr_syscall_end(struct gt_thread *self);
+/* Returns how long the system call took (ns from its begin to its end events; 0 if unknown). */
+uint64_t tr_syscall_end(struct gt_thread *self);
+/* After a read or write on fd (a system call) that took long enough to have waited: when fd is
+ * a pipe, FIFO or Unix socket, a gotrace.fd log naming it ("pipe:[12345]", docs/blocking.md
+ * "Across processes"): one fstat, made only then. */
+void tr_fd_waited(struct gt_thread *self, int fd);
 
 /* Annotations (hooks/annotations.c): one user event (UserTaskBegin/End, UserLog) with args
  * followed by the caller's stack; bit i of strs marks args[i] as a string id. 1 if written, 0 if
@@ -140,6 +150,10 @@ int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *a
  * an end that is not the innermost open region's (text: its name, for the warning), is left
  * out, with one warning a process for each of the two. */
 void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name);
+/* A UserLog of the tracer's own (key "gotrace.fork", "gotrace.ended", ...: docs/blocking.md "Across
+ * processes") with text and the caller's stack; 1 if written. For process events and the end of
+ * waits that blocked, never on the path of a call that does not wait. */
+int tr_log(struct gt_thread *self, const char *key, const char *text);
 void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name, const char *text);
 /* The string id of s (at most max bytes; 0 for NULL or ""), interned by self as the tracer. */
 uint64_t tr_string(struct gt_thread *self, const char *s, size_t max);

@@ -96,6 +96,7 @@ struct gt_thread {
     _Atomic int64_t tid;        /* M: kernel TID, 0 until the thread runs */
     struct gt_p *_Atomic p;     /* owned P, NULL before start and after exit (owner writes) */
     uint64_t syscall_stack;     /* stack of the current syscall */
+    uint64_t syscall_ts;        /* the time of its GoSyscallBegin */
     int *errp;                  /* owner only: its errno (no call to find it: tracer.c acquire) */
     uint64_t p_claimed;         /* owner only: a generation its P's status is claimed for
                                    (tracer.c p_touch: then the P's word need not be read) */

@@ -1,5 +1,8 @@
 /* syncobj_encode.c: sync objects' names and records, written by the flusher. See
- * syncobj_encode.h. */
+ * syncobj_encode.h. An object in a shared mapping (a process-shared mutex, rwlock, condvar,
+ * semaphore or futex word in a file, /dev/shm or shared anonymous memory) is named by the
+ * mapping and offset, not its address, so every process's trace names it alike
+ * (docs/blocking.md "Across processes"). */
 #include "syncobj_encode.h"
 
 #include "event.h"
@@ -11,8 +14,10 @@
 #include "symbolize.h"
 #include "syncobj.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NOT_STATIC UINT64_MAX /* an object's name word: it has no static name */
 
@@ -89,14 +94,91 @@ static int wait_site(const uintptr_t *pcs, int np, char *buf, size_t cap, const 
     return site_text(pcs[np > 1 ? 1 : 0], buf, cap);
 }
 
+/* ---- objects in shared memory: named by the mapping's file and offset ---- */
+
+/* The process's shared mappings (MAP_SHARED: a file, POSIX shared memory in /dev/shm, shared
+ * anonymous memory), read from /proc/self/maps at most once a generation, when an object not
+ * named yet is looked up (maps_stale: so_encode sets it at each generation's end). */
+#define MAX_SHARED 128
+static struct shared_map {
+    uintptr_t lo, hi;
+    unsigned long long off, ino;
+    unsigned dev_major, dev_minor;
+    char path[96]; /* the file mapped, "" for anonymous memory */
+} shared_maps[MAX_SHARED];
+static int nshared, maps_stale = 1;
+
+/* One line of /proc/self/maps into shared_maps if its mapping is shared. */
+static void shared_line(const char *line)
+{
+    struct shared_map m;
+    char perms[8];
+    int pos = 0;
+    if (nshared >= MAX_SHARED ||
+        sscanf(line, "%lx-%lx %7s %llx %x:%x %llu %n", &m.lo, &m.hi, perms, &m.off, &m.dev_major,
+               &m.dev_minor, &m.ino, &pos) < 7 ||
+        perms[3] != 's')
+        return;
+    const char *path = line + pos;
+    size_t len = strcspn(path, "\n");
+    const char *del = strstr(path, " (deleted)"); /* unlinked since: still the same inode */
+    if (del && del < path + len) len = (size_t)(del - path);
+    if (*path != '/' || len >= sizeof m.path ||
+        (m.dev_major == 0 && m.dev_minor == 1 && del && !strncmp(path, "/dev/zero", len)))
+        len = 0; /* shared anonymous memory (or a path too long) */
+    snprintf(m.path, sizeof m.path, "%.*s", (int)len, path);
+    shared_maps[nshared++] = m;
+}
+
+/* Reads the shared mappings anew (the flusher's own read: no hook traces it). */
+static void shared_read(void)
+{
+    static char chunk[8192];
+    char line[512];
+    size_t ll = 0;
+    nshared = 0;
+    maps_stale = 0;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (ll < sizeof line - 1) line[ll++] = chunk[i];
+            if (chunk[i] != '\n') continue;
+            line[ll] = 0;
+            shared_line(line);
+            ll = 0;
+        }
+    close(fd);
+}
+
+/* The name of the object at addr if it lies in a shared mapping, "shared FILE+0xOFFSET
+ * [MAJ:MIN INODE]" ("anon" for shared anonymous memory; FILE as it was mapped, even if
+ * unlinked since), the same in every process that maps the object: the device, inode and
+ * offset identify it; its length, 0 if not shared. */
+static int shared_name(uintptr_t addr, char *buf, size_t cap)
+{
+    if (maps_stale) shared_read();
+    for (int i = 0; i < nshared; i++) {
+        const struct shared_map *m = &shared_maps[i];
+        if (addr < m->lo || addr >= m->hi) continue;
+        unsigned long long off = m->off + (addr - m->lo);
+        int n = snprintf(buf, cap, "shared %s+0x%llx [%02x:%02x %llu]",
+                         m->path[0] ? m->path : "anon", off, m->dev_major, m->dev_minor, m->ino);
+        return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
+    }
+    return 0;
+}
+
 /* The object's name (no reason) into buf; its length. *kind (kind not NULL): the lock type its
  * first wait's runtime frames name (wait_site), else unchanged. */
 static int name_of(uintptr_t addr, char *buf, size_t cap, const char **kind)
 {
     struct so_object o = so_object_at(addr);
     uint64_t st = o.name;
-    if (!st) { /* once per object: the static name looks through the module's DWARF */
-        int k = sym_data(addr, buf, cap);
+    if (!st) { /* once per object: a shared mapping's place, else the module's DWARF */
+        int k = shared_name(addr, buf, cap);
+        if (!k) k = sym_data(addr, buf, cap);
         st = k > 0 ? str_intern(buf, (size_t)k) : 0;
         so_set_name(addr, st ? st : NOT_STATIC);
     }
@@ -204,4 +286,5 @@ void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg)
     }
     batch_flush();
     so_drop_records(gen);
+    maps_stale = 1; /* mappings may change before the next generation's new objects */
 }

@@ -12,6 +12,8 @@
 #include "waitq.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 /* Every interposed function (and the public annotation functions) is exported with this. */
@@ -63,6 +65,20 @@
     })
 #define SYSCALL(call) SYSCALL_IF(1, call)
 
+/* A read or write of fd, as SYSCALL_IF; when it took GT_FD_WAITED_NS or more (it most likely
+ * waited for the other end: a call that finds its data or room returns in a few us), fd is
+ * named if it is a pipe, FIFO or Unix socket (tr_fd_waited: paid only then). */
+#define GT_FD_WAITED_NS 50000
+#define SYSCALL_FD_IF(may_block, fd, call)                                                         \
+    __extension__({                                                                                \
+        struct gt_thread *self_ = (may_block) ? tr_current() : NULL;                               \
+        int traced_ = self_ && tr_syscall_begin(self_);                                            \
+        __typeof__(call) r_ = (call);                                                              \
+        if (traced_ && tr_syscall_end(self_) >= GT_FD_WAITED_NS) tr_fd_waited(self_, (fd));        \
+        r_;                                                                                        \
+    })
+#define SYSCALL_FD(fd, call) SYSCALL_FD_IF(1, fd, call)
+
 /* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many
  * there are) wakes them with its own stack; nothing when the queue holds another number. The
  * bucket's count (lock-free) decides: fewer than n queued, nothing to do; exactly n, the usual
@@ -105,5 +121,16 @@ static inline int ts_waits(const struct timespec *ts)
 {
     return ts && ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L &&
            (ts->tv_sec | ts->tv_nsec) != 0;
+}
+
+/* Signal sig's name ("SIGCHLD", "signal 40" for those glibc has no name for) in buf. */
+static inline const char *sig_text(char buf[24], int sig)
+{
+    const char *n = sigabbrev_np(sig);
+    if (n)
+        snprintf(buf, 24, "SIG%s", n);
+    else
+        snprintf(buf, 24, "signal %d", sig);
+    return buf;
 }
 #endif

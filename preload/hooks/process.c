@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <unistd.h>
 
 EXPORT int close_range(unsigned lo, unsigned hi, int flags)
@@ -100,11 +102,50 @@ EXPORT int setfsuid(uid_t fsuid)
     return REAL(setfsuid)(fsuid);
 }
 
+/* The parent's record of a child it made: a gotrace.fork or gotrace.spawn log "pid PID" with
+ * the creating call's stack (docs/blocking.md "Across processes"), the link a merger follows to the
+ * child's trace. */
+GOTRACE_API_FN static void made_child(const char *key, pid_t pid)
+{
+    struct gt_thread *self = tr_current();
+    char text[32];
+    if (!self) return;
+    int saved = errno;
+    snprintf(text, sizeof text, "pid %d", pid);
+    tr_log(self, key, text);
+    errno = saved;
+}
+
 EXPORT pid_t fork(void)
 {
     pid_t pid = REAL(fork)();
-    if (pid > 0) tr_forked(pid); /* touches no errno */
+    if (pid > 0) {
+        tr_forked(pid); /* touches no errno */
+        made_child("gotrace.fork", pid);
+    }
     return pid;
+}
+
+/* posix_spawn(p): the child's pid is known to the caller only through *pid, which may be NULL. */
+#define SPAWN_HOOK(real, pid, path, fa, at, argv, envp)                                            \
+    pid_t child_;                                                                                  \
+    int r_ = real(&child_, path, fa, at, argv, envp);                                              \
+    if (r_ == 0) {                                                                                 \
+        made_child("gotrace.spawn", child_);                                                       \
+        if (pid) *pid = child_;                                                                    \
+    }                                                                                              \
+    return r_
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+    SPAWN_HOOK(REAL(posix_spawn), pid, path, fa, at, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                        const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+    SPAWN_HOOK(REAL(posix_spawnp), pid, file, fa, at, argv, envp);
 }
 
 EXPORT void abort(void)

@@ -1,7 +1,9 @@
 /* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
- * waits for children, file locks (flock, fcntl F_SETLKW). Futex calls made through syscall()
- * are sync waits and wakes (futex.c).
+ * file locks (flock, fcntl F_SETLKW); a read or write that took long enough to have waited
+ * names a pipe, FIFO or Unix socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
+ * wait4, waitid) are blocks "wait: child PID" that a gotrace.ended log ends (docs/blocking.md
+ * "Across processes"). Futex calls made through syscall() are sync waits and wakes (futex.c).
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * variadic arguments are forwarded as the real function reads them (open's mode only when the
  * flags need one, fcntl's argument as a pointer-sized word, syscall's six words); a call that
@@ -20,6 +22,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,22 +33,22 @@
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-    return SYSCALL(REAL(read)(fd, buf, n));
+    return SYSCALL_FD(fd, REAL(read)(fd, buf, n));
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-    return SYSCALL(REAL(write)(fd, buf, n));
+    return SYSCALL_FD(fd, REAL(write)(fd, buf, n));
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL(REAL(readv)(fd, iov, n));
+    return SYSCALL_FD(fd, REAL(readv)(fd, iov, n));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL(REAL(writev)(fd, iov, n));
+    return SYSCALL_FD(fd, REAL(writev)(fd, iov, n));
 }
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -73,34 +77,34 @@ EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recv)(fd, buf, n, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recv)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                         socklen_t *len)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recvfrom)(fd, buf, n, flags, from, len));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvfrom)(fd, buf, n, flags, from, len));
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(recvmsg)(fd, msg, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvmsg)(fd, msg, flags));
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(send)(fd, buf, n, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(send)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                       socklen_t len)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(sendto)(fd, buf, n, flags, to, len));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendto)(fd, buf, n, flags, to, len));
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    return SYSCALL_IF(MAY_BLOCK(flags), REAL(sendmsg)(fd, msg, flags));
+    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendmsg)(fd, msg, flags));
 }
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -207,12 +211,12 @@ EXPORT int fcntl64(int fd, int cmd, ...)
     FCNTL_HOOK(REAL(fcntl64), fd, cmd);
 }
 
-/* ---- children ---- */
+/* ---- children: waits for a child are blocks (docs/blocking.md "Across processes") ---- */
 
-/* A child reaped with status st (if known) that a signal ended may have left a live file. */
+/* A child reaped with status st that a signal ended may have left a live file. */
 static void reaped(pid_t pid, const int *st)
 {
-    if (pid > 0 && (!st || WIFSIGNALED(*st))) tr_child_reaped(pid);
+    if (pid > 0 && WIFSIGNALED(*st)) tr_child_reaped(pid);
 }
 
 static inline int may_wait(int options)
@@ -220,38 +224,131 @@ static inline int may_wait(int options)
     return !(options & WNOHANG);
 }
 
-/* Body of a hook that reaps a child and reports its status: a system call unless WNOHANG. */
-#define REAP(options, status, call)                                                                \
-    pid_t reaped_ = SYSCALL_IF(may_wait(options), call);                                           \
-    reaped(reaped_, status);                                                                       \
-    return reaped_
+/* The reason of a wait for the children that pid selects (waitpid's convention), in buf. */
+static const char *child_reason(char *buf, size_t cap, long pid)
+{
+    if (pid == -1) return "wait: any child";
+    if (pid == 0) return "wait: any child of its group";
+    if (pid > 0)
+        snprintf(buf, cap, "wait: child %ld", pid);
+    else
+        snprintf(buf, cap, "wait: any child of group %ld", -pid);
+    return buf;
+}
+
+/* After a wait that blocked and reaped (or saw stop or continue) child pid with status st: the
+ * gotrace.ended log "child PID exited, status N" and kin, with the waiting call's stack. */
+GOTRACE_API_FN static void child_ended(struct gt_thread *self, pid_t pid, int st)
+{
+    char text[96], sig[24];
+    int saved = errno;
+    if (WIFEXITED(st))
+        snprintf(text, sizeof text, "child %d exited, status %d", pid, WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(text, sizeof text, "child %d killed by %s", pid, sig_text(sig, WTERMSIG(st)));
+    else if (WIFSTOPPED(st))
+        snprintf(text, sizeof text, "child %d stopped by %s", pid, sig_text(sig, WSTOPSIG(st)));
+    else
+        snprintf(text, sizeof text, "child %d continued", pid);
+    tr_log(self, "gotrace.ended", text);
+    errno = saved;
+}
+
+/* Body of a hook that waits for children (call(options) makes the real call, its status in
+ * *st, never NULL). WNOHANG: just the call. Else the call is tried with WNOHANG first (a child
+ * already done: no event, as an uncontended lock), and only if none is ready yet it is a block
+ * ("wait: child PID", sel the pid argument) ended by the real call, followed by the
+ * gotrace.ended log naming the child. Results, errno and the status are the real call's (the
+ * try returns 0 and touches neither errno nor the status when no child is ready). */
+#define REAP(options, sel, st, call)                                                               \
+    struct gt_thread *self_ = may_wait(options) ? tr_current() : NULL;                             \
+    pid_t r_ = call(self_ ? (options) | WNOHANG : (options));                                      \
+    if (self_ && r_ == 0) {                                                                        \
+        char why_[48];                                                                             \
+        int traced_ = tr_block_text(self_, GT_R_CHILD, child_reason(why_, sizeof why_, sel));      \
+        r_ = call(options);                                                                        \
+        if (traced_) {                                                                             \
+            tr_unblock(self_);                                                                     \
+            if (r_ > 0) child_ended(self_, r_, *(st));                                             \
+        }                                                                                          \
+    }                                                                                              \
+    reaped(r_, st);                                                                                \
+    return r_
 
 EXPORT pid_t wait(int *status)
 {
-    REAP(0, status, REAL(wait)(status));
+    int own, *st = status ? status : &own;
+#define WAIT_CALL(o) REAL(wait4)(-1, st, o, NULL)
+    REAP(0, -1, st, WAIT_CALL);
+#undef WAIT_CALL
 }
 
 EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-    REAP(options, status, REAL(waitpid)(pid, status, options));
+    int own, *st = status ? status : &own;
+#define WAITPID_CALL(o) REAL(waitpid)(pid, st, o)
+    REAP(options, pid, st, WAITPID_CALL);
+#undef WAITPID_CALL
 }
 
 EXPORT pid_t wait3(int *status, int options, struct rusage *usage)
 {
-    REAP(options, status, REAL(wait3)(status, options, usage));
+    int own, *st = status ? status : &own;
+#define WAIT3_CALL(o) REAL(wait3)(st, o, usage)
+    REAP(options, -1, st, WAIT3_CALL);
+#undef WAIT3_CALL
 }
 
 EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
 {
-    REAP(options, status, REAL(wait4)(pid, status, options, usage));
+    int own, *st = status ? status : &own;
+#define WAIT4_CALL(o) REAL(wait4)(pid, st, o, usage)
+    REAP(options, pid, st, WAIT4_CALL);
+#undef WAIT4_CALL
 }
 
+/* waitid's selection as waitpid's pid argument (P_PIDFD: any child, its pid unknown here). */
+static long waitid_sel(idtype_t type, id_t id)
+{
+    return type == P_PID ? (long)id : type == P_PGID ? (id ? -(long)id : 0) : -1;
+}
+
+/* The status waitid's info gives (si_code CLD_*, si_status), as wait's status word. */
+static int waitid_status(const siginfo_t *info)
+{
+    switch (info->si_code) {
+    case CLD_EXITED:
+        return (info->si_status & 0xff) << 8;
+    case CLD_KILLED:
+    case CLD_DUMPED:
+        return info->si_status & 0x7f;
+    case CLD_STOPPED:
+    case CLD_TRAPPED:
+        return (info->si_status & 0xff) << 8 | 0x7f;
+    default:
+        return 0xffff; /* continued */
+    }
+}
+
+/* waitid: the same shape, the child and its status read from info (the try with WNOHANG
+ * returns 0 with si_pid 0 when no child is ready). */
 EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
-    int r = SYSCALL_IF(may_wait(options), REAL(waitid)(type, id, info, options));
-    if (r == 0 && info && !(options & WNOWAIT) &&
-        (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED))
-        tr_child_reaped(info->si_pid);
+    siginfo_t own, *in = info ? info : &own;
+    struct gt_thread *self = may_wait(options) ? tr_current() : NULL;
+    int r = REAL(waitid)(type, id, in, self ? options | WNOHANG : options);
+    if (self && r == 0 && in->si_pid == 0) {
+        char why[48];
+        int traced =
+            tr_block_text(self, GT_R_CHILD, child_reason(why, sizeof why, waitid_sel(type, id)));
+        r = REAL(waitid)(type, id, in, options);
+        if (traced) {
+            tr_unblock(self);
+            if (r == 0 && in->si_pid > 0) child_ended(self, in->si_pid, waitid_status(in));
+        }
+    }
+    if (r == 0 && !(options & WNOWAIT) && (in->si_code == CLD_KILLED || in->si_code == CLD_DUMPED))
+        tr_child_reaped(in->si_pid);
     return r;
 }
 

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -115,6 +116,21 @@
     X(fexecve, int, (int, char *const[], char *const[]), 0)                                        \
     X(_exit, void, (int), 0)                                                                       \
     X(fork, pid_t, (void), 0)                                                                      \
+    X(posix_spawn, int,                                                                            \
+      (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
+       char *const[], char *const[]),                                                              \
+      0)                                                                                           \
+    X(posix_spawnp, int,                                                                           \
+      (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
+       char *const[], char *const[]),                                                              \
+      0)                                                                                           \
+    X(sigsuspend, int, (const sigset_t *), 0)                                                      \
+    X(kill, int, (pid_t, int), 0)                                                                  \
+    X(sigqueue, int, (pid_t, int, const union sigval), 0)                                          \
+    X(pause, int, (void), 0)                                                                       \
+    X(sigwait, int, (const sigset_t *, int *), 0)                                                  \
+    X(sigwaitinfo, int, (const sigset_t *, siginfo_t *), 0)                                        \
+    X(sigtimedwait, int, (const sigset_t *, siginfo_t *, const struct timespec *), 0)              \
     X(_Exit, void, (int), 0)                                                                       \
     X(close_range, int, (unsigned, unsigned, int), 0)                                              \
     X(closefrom, void, (int), 0)                                                                   \

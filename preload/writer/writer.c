@@ -1,6 +1,21 @@
 /* writer.c: the event writer's cold path. See writer.h for the invariants. */
 #include "writer.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
+__thread int wr_deferred_sig __attribute__((tls_model("initial-exec")));
+
+void wr_redeliver(struct gt_thread *t)
+{
+    if (atomic_load_explicit(&t->seq, memory_order_relaxed) & 1) return; /* a nested one ended */
+    int sig = wr_deferred_sig, saved = errno;
+    wr_deferred_sig = 0;
+    tgkill(getpid(), gettid(), sig);
+    errno = saved;
+}
+
 int wr_refill(struct gt_stream *st, uint64_t gen, uint64_t now)
 {
     struct gt_buf *cur = st->cur;

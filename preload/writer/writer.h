@@ -46,10 +46,17 @@ static inline __attribute__((always_inline)) void wr_begin(struct gt_writer *w, 
     w->st = &t->stream[w->gen & 1];
 }
 
+/* A fatal signal that reached this thread inside a section (api/fatal.c defers it): sent again
+ * by wr_redeliver when the thread's sections have ended, so that the last write never waits for
+ * a section its own handler interrupted (a child's first events start its tracer: milliseconds). */
+extern __thread int wr_deferred_sig __attribute__((tls_model("initial-exec")));
+__attribute__((cold)) void wr_redeliver(struct gt_thread *t);
+
 static inline __attribute__((always_inline)) void wr_end(struct gt_writer *w)
 {
     GT_ASSERT(atomic_load_explicit(&w->t->seq, memory_order_relaxed) & 1);
     sect_leave(&w->t->seq);
+    if (__builtin_expect(wr_deferred_sig != 0, 0)) wr_redeliver(w->t);
 }
 
 /* A new buffer for st (of generation gen), the full one pushed; 0 when memory is exhausted

@@ -3,10 +3,13 @@
  * message on stderr, so a case sees a broken run as a wrong exit status. */
 #ifndef ITEST_COMMON_H
 #define ITEST_COMMON_H
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -50,5 +53,24 @@ static inline unsigned long spin_ms(double ms)
 static inline unsigned long spin_cpu_ms(double ms)
 {
     return spin_on(CLOCK_THREAD_CPUTIME_ID, ms);
+}
+
+/* In a forked child: returns once process pid (its parent) sleeps in the kernel function whose
+ * name contains where (/proc/PID/wchan: "do_wait" in a wait for a child, "sigsuspend",
+ * "do_sigtimedwait", "futex_wait"), so that the parent's call has really begun to wait. Raw
+ * system calls: the child records nothing through them. */
+static inline void until_sleeping_in(int pid, const char *where)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/%d/wchan", pid);
+    for (;;) {
+        int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+        long n = fd >= 0 ? syscall(SYS_read, fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) syscall(SYS_close, fd);
+        if (n < 0) exit(98);
+        buf[n] = 0;
+        if (strstr(buf, where)) return;
+        syscall(SYS_sched_yield);
+    }
 }
 #endif

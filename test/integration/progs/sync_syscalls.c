@@ -1,7 +1,8 @@
 /* sync_syscalls: one call of each hooked system call that may block, and of variants that
  * cannot (which must pass untraced), in main, in a fixed order, all on a private temp dir,
- * a socketpair and a forked child. Each traced call is one syscall in the trace; the case
- * checks the list. Prints "ok" when every call returned what was expected. */
+ * a socketpair and forked children. Each traced call is one syscall in the trace (waits for
+ * children are blocks, or nothing when the child is done already); the case checks the list. Prints
+ * "ok" when every call returned what was expected. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -78,13 +79,20 @@ int main(void)
     OK(connect(cs, (struct sockaddr *)&sa, sizeof sa) == 0);
     int as = accept(ls, NULL, NULL);
     OK(as >= 0);
-    /* children: waitpid WNOHANG (cannot), waitpid, wait, wait4, wait3 */
-    pid_t kid = fork();
-    if (kid == 0) _exit(7);
+    /* children: waitpid WNOHANG (cannot), waitpid and wait (blocks: each child ends once its
+     * parent sleeps in the wait), wait4, wait3 */
+    pid_t me = getpid(), kid = fork();
+    if (kid == 0) {
+        until_sleeping_in(me, "do_wait");
+        _exit(7);
+    }
     int st;
     OK(waitpid(kid, &st, 0) == kid && WEXITSTATUS(st) == 7);
     kid = fork();
-    if (kid == 0) _exit(8);
+    if (kid == 0) {
+        until_sleeping_in(me, "do_wait");
+        _exit(8);
+    }
     OK(wait(&st) == kid && WEXITSTATUS(st) == 8);
     /* wait4 and wait3, of children a signal ends before any hook runs in them */
     kid = fork();

@@ -1,0 +1,157 @@
+/* sigwaits.c: signals between processes. The calls that wait for a signal (sigsuspend, pause,
+ * sigwait, sigwaitinfo, sigtimedwait) are blocks with the reason "signal: CALL" (docs/blocking.md
+ * "Across processes"), not running time: a server's master asleep in sigsuspend is shown waiting.
+ * The calls that return the signal (the sigwait family) end their wait with a gotrace.ended log
+ * naming it and, when the kernel says who sent it (si_code of a kill, sigqueue or tgkill, or
+ * SIGCHLD's child), the sender's pid: "SIGUSR1 from pid 1234". A signal sent to another process
+ * (kill, sigqueue) is a gotrace.kill log with the sender's stack, "SIGUSR1 to pid 1234": what a
+ * merger blames a sigsuspend or pause on, whose signal the tracer cannot see. Invariants: each hook
+ * returns what the real call returns, with its errno and its siginfo; the signal mask, dispositions
+ * and pending signals are only touched by the real calls; the sigwait family tries first
+ * (sigtimedwait with a zero timeout: a pending signal is taken without a block or an event, as
+ * untraced) and only then blocks; a signal handler that runs inside sigsuspend or pause runs while
+ * the thread is Waiting, so its hooked calls emit nothing (docs/blocking.md "Interleavings"); kill
+ * and sigqueue log after the real call (the tracer's own kill of a child, lifecycle.h, happens
+ * before its thread may park). */
+#include "hooks.h"
+#include "real.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* The gotrace.ended log of a wait that took signal info->si_signo: its name and, when the kernel
+ * filled si_pid for it (sent by a process: SI_USER, SI_QUEUE, SI_TKILL and the other user
+ * codes, which are <= 0; SIGCHLD: the child), the sender. */
+GOTRACE_API_FN static void signal_ended(struct gt_thread *self, const siginfo_t *info)
+{
+    char text[96], sig[24];
+    int saved = errno;
+    sig_text(sig, info->si_signo);
+    if (info->si_code <= 0 || info->si_signo == SIGCHLD)
+        snprintf(text, sizeof text, "%s from pid %d, uid %u", sig, (int)info->si_pid,
+                 (unsigned)info->si_uid);
+    else
+        snprintf(text, sizeof text, "%s", sig);
+    tr_log(self, "gotrace.ended", text);
+    errno = saved;
+}
+
+/* call (sigsuspend, pause) as a block of reason text: they always wait for a handler to run. */
+#define SIGNAL_WAIT(text, call)                                                                    \
+    __extension__({                                                                                \
+        struct gt_thread *self_ = tr_current();                                                    \
+        int traced_ = self_ && tr_block_text(self_, GT_R_SIGNAL, (text));                          \
+        int r_ = (call);                                                                           \
+        if (traced_) tr_unblock(self_);                                                            \
+        r_;                                                                                        \
+    })
+
+EXPORT int sigsuspend(const sigset_t *mask)
+{
+    return SIGNAL_WAIT("signal: sigsuspend", REAL(sigsuspend)(mask));
+}
+
+EXPORT int pause(void)
+{
+    return SIGNAL_WAIT("signal: pause", REAL(pause)());
+}
+
+/* The sigwait family's shape: taken = the real sigtimedwait(set, info, zero) (a signal already
+ * pending is taken there, no event); when none was (EAGAIN), a block of reason text, then call
+ * (its result in taken), then the log of the signal it took. errno is the real call's. */
+#define TRY_THEN_WAIT(self, set, info, text, taken, call)                                          \
+    do {                                                                                           \
+        static const struct timespec zero_;                                                        \
+        int saved_ = errno;                                                                        \
+        (taken) = REAL(sigtimedwait)((set), (info), &zero_);                                       \
+        if ((taken) >= 0 || errno != EAGAIN) break;                                                \
+        errno = saved_;                                                                            \
+        int traced_ = tr_block_text((self), GT_R_SIGNAL, (text));                                  \
+        (taken) = (call);                                                                          \
+        if (traced_) {                                                                             \
+            tr_unblock(self);                                                                      \
+            if ((taken) > 0) signal_ended((self), (info));                                         \
+        }                                                                                          \
+    } while (0)
+
+/* glibc's sigwait is sigtimedwait without a timeout, again after EINTR, returning the error
+ * number instead of setting errno: the same here, through the real sigtimedwait. */
+EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+    struct gt_thread *self = tr_current();
+    if (!self) return REAL(sigwait)(set, sig);
+    siginfo_t si;
+    int r;
+    TRY_THEN_WAIT(self, set, &si, "signal: sigwait", r, ({
+                      int w_;
+                      do
+                          w_ = REAL(sigtimedwait)(set, &si, NULL);
+                      while (w_ < 0 && errno == EINTR);
+                      w_;
+                  }));
+    while (r < 0 && errno == EINTR) /* the try itself was interrupted */
+        r = REAL(sigtimedwait)(set, &si, NULL);
+    if (r < 0) return errno;
+    *sig = r;
+    return 0;
+}
+
+EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+    struct gt_thread *self = tr_current();
+    if (!self) return REAL(sigwaitinfo)(set, info);
+    siginfo_t own, *in = info ? info : &own;
+    int r;
+    TRY_THEN_WAIT(self, set, in, "signal: sigwaitinfo", r, REAL(sigwaitinfo)(set, in));
+    return r;
+}
+
+EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+    struct gt_thread *self = ts && !ts_waits(ts) ? NULL : tr_current(); /* zero: no wait */
+    if (!self) return REAL(sigtimedwait)(set, info, ts);
+    siginfo_t own, *in = info ? info : &own;
+    int r;
+    TRY_THEN_WAIT(self, set, in, "signal: sigtimedwait", r, REAL(sigtimedwait)(set, in, ts));
+    return r;
+}
+
+/* ---- signals sent ---- */
+
+/* After signal sig was sent to pid (kill's convention): the gotrace.kill log, unless sig is 0
+ * (a probe) or pid this process (a signal of its own). */
+GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig)
+{
+    if (sig <= 0 || pid == getpid()) return;
+    struct gt_thread *self = tr_current();
+    if (!self) return;
+    int saved = errno;
+    char text[96], name[24];
+    sig_text(name, sig);
+    if (pid > 0)
+        snprintf(text, sizeof text, "%s to pid %d by %s", name, (int)pid, how);
+    else if (pid == 0)
+        snprintf(text, sizeof text, "%s to its process group by %s", name, how);
+    else if (pid == -1)
+        snprintf(text, sizeof text, "%s to every process by %s", name, how);
+    else
+        snprintf(text, sizeof text, "%s to process group %d by %s", name, (int)-pid, how);
+    tr_log(self, "gotrace.kill", text);
+    errno = saved;
+}
+
+EXPORT int kill(pid_t pid, int sig)
+{
+    int r = REAL(kill)(pid, sig);
+    if (r == 0) sent("kill", pid, sig);
+    return r;
+}
+
+EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
+{
+    int r = REAL(sigqueue)(pid, sig, value);
+    if (r == 0) sent("sigqueue", pid, sig);
+    return r;
+}
