@@ -153,10 +153,18 @@ struct hd {
     uint64_t task;           /* --task: its begin and end */
     int64_t task_begin, task_end;
     uint32_t task_g;
-    int finishing;                /* gd_ana_finish is closing the intervals still open */
-    size_t iv_budget;             /* with want_intervals: at most this many kept (0: no limit), */
-    size_t niv;                   /* how many are kept, */
-    int iv_over;                  /* and whether there were more (then none are kept) */
+    int finishing;    /* gd_ana_finish is closing the intervals still open */
+    size_t iv_budget; /* with want_intervals: at most this many kept (0: no limit), */
+    size_t niv;       /* how many are kept, */
+    int iv_over;      /* and whether there were more (then none are kept) */
+    /* A merged trace's gotrace.fork and gotrace.spawn logs whose child has not shown yet: its
+     * pid -> index in forks (the forker and the time), for the creator of its first thread. */
+    struct gd_hmap forkmap;
+    struct {
+        uint32_t g;
+        int64_t t;
+    } * forks;
+    size_t nforks, forkcap;
     struct lg lg;                 /* lock tracking's records (lockgraph.h), locks by object index */
     const struct gd_ana_cb *next; /* hd_chain: another analysis of the same pass */
     void *next_user;

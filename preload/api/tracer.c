@@ -610,8 +610,10 @@ GOTRACE_API_FN void tr_fd_waited(struct gt_thread *self, int fd)
 
 /* ---- annotations: user tasks, regions, logs, thread names (docs/annotations.md) ---- */
 
-GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
-                                 unsigned strs)
+/* tr_user_event at time ts (gt_now's; 0: now). An earlier ts than the thread's last event is
+ * written as that one's (the writer never lets a thread's time go down). */
+static int user_event_at(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
+                         unsigned strs, uint64_t ts)
 {
     if (g_state(self) != GO_G_RUNNING || n >= GT_EV_MAX_ARGS) return 0;
     struct call c = acquire(self);
@@ -621,6 +623,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     a[n] = stack_capture(self->stk.memo);
     struct gt_writer w;
     wr_begin(&w, self);
+    w.ts = ts;
     wr_p_touch(&w);
     wr_g_touch(&w);
     wr_label_if_due(&w);
@@ -633,11 +636,28 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     return 1;
 }
 
-GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
+                                 unsigned strs)
+{
+    return user_event_at(self, type, n, args, strs, 0);
+}
+
+GOTRACE_API_FN int tr_log_at(struct gt_thread *self, const char *key, const char *text,
+                             uint64_t ts)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     uint64_t args[3] = {0, tr_string(self, key, 64), tr_string(self, text, 256)};
-    return tr_user_event(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2);
+    return user_event_at(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2, ts);
+}
+
+GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+{
+    return tr_log_at(self, key, text, 0);
+}
+
+GOTRACE_API_FN uint64_t tr_clock(void)
+{
+    return gt_now();
 }
 
 GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)
