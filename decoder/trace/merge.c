@@ -25,7 +25,7 @@
 #define MG_EV_MAX (1 + 10 * 5)    /* type, dt, 4 args */
 #define MG_SYNTH_M 0              /* the thread that starts and ends goroutines not running */
 #define MG_TASK_SHIFT 40          /* a task id is kept, its process's number above these bits */
-#define MG_LATE_KILL_NS 10000000  /* a kill's log at most this late after the wait it ended */
+#define MG_LATE_WAKE_NS 10000000  /* a kill's or post's log at most this late after its wake */
 
 struct mg_buf {
     uint8_t *p;
@@ -55,6 +55,7 @@ struct mg_g { /* a live output goroutine */
      * own (the waiter's, when its call returned) is dropped. */
     int64_t wpid;
     uint8_t wsig, early;
+    uint64_t wobj;   /* a wait on a semaphore in a shared mapping: its reason's hash, else 0 */
     uint64_t exiter; /* the last thread of the child whose exit ended its wait (keep_exiter) */
 };
 #define MG_ANY_CHILD (-1)
@@ -856,6 +857,7 @@ static void note_wait(const struct mg_in *in, uint64_t sid, struct mg_g *x)
     const char *s = sid ? gd_str(&in->d.gen, sid, &len) : NULL;
     x->wpid = 0;
     x->wsig = s && len > 8 && !memcmp(s, "signal: ", 8);
+    x->wobj = s && len > 23 && !memcmp(s, "sync: semaphore shared ", 23) ? gd_strhash(s, len) : 0;
     if (!s || len < 12 || memcmp(s, "wait: ", 6)) return;
     if (len > 12 && !memcmp(s, "wait: child ", 12)) {
         uint64_t pid = 0;
@@ -878,6 +880,7 @@ static int wake_across(struct mg *g, struct mg_m *m, struct mg_g *x)
     x->early = 1;
     x->wpid = 0;
     x->wsig = 0;
+    x->wobj = 0;
     return EMIT(g, m, GO_EV_GO_UNBLOCK, x->id, ++x->seq, 0);
 }
 
@@ -892,55 +895,69 @@ static uint64_t kill_pid(const char *s, uint32_t len)
     return pid;
 }
 
-/* Whether input in's next event is a gotrace.kill log naming pid (on_kill). */
-static int is_kill_log(const struct mg_in *in, uint64_t pid)
+/* What a UserLog ev of input in says another process's wait ended by: 1 a gotrace.kill log
+ * (*key: the pid signalled), 2 a gotrace.post log (*key: the hash of the reason of the waits on
+ * the object posted, "sync: semaphore shared ..."); 0 anything else. */
+static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
 {
     uint32_t kl = 0, vl = 0;
-    if (in->state != 1 || in->ev.type != GO_EV_USER_LOG) return 0;
-    const char *key = gd_str(&in->d.gen, in->ev.args[1], &kl);
-    if (!key || kl != 12 || memcmp(key, "gotrace.kill", 12)) return 0;
-    const char *val = gd_str(&in->d.gen, in->ev.args[2], &vl);
-    return val && kill_pid(val, vl) == pid;
+    if (ev->type != GO_EV_USER_LOG) return 0;
+    const char *k = gd_str(&in->d.gen, ev->args[1], &kl);
+    const char *val = k ? gd_str(&in->d.gen, ev->args[2], &vl) : NULL;
+    if (!val) return 0;
+    if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return (*key = kill_pid(val, vl)) ? 1 : 0;
+    if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
+    char buf[GO_MAX_STRING_LEN + 8];
+    int n = snprintf(buf, sizeof buf, "sync: %.*s", (int)vl, val);
+    *key = gd_strhash(buf, n < 0 ? 0 : n >= (int)sizeof buf ? sizeof buf - 1 : (size_t)n);
+    return 2;
 }
 
-/* The thread of a sender whose gotrace.kill log to process pid is its input's next event, at
- * most MG_LATE_KILL_NS later, its goroutine running: the log follows the kill's return, which
- * may come after the signalled process already woke (a signal wait of pid just ended); NULL if
- * none. */
-static struct mg_m *late_sender(struct mg *g, uint64_t pid)
+/* Whether waiter x's wait is one a wake log (wake_log's kind and key) of input i ends: a
+ * signal wait of the process signalled, or a wait in another process on the object posted. */
+static int log_ends(const struct mg *g, const struct mg_g *x, size_t i, int kind, uint64_t key)
 {
-    for (size_t j = 0; pid && j < g->n; j++) {
+    if (x->st != GO_G_WAITING || x->exiter || x->in == i) return 0;
+    return kind == 1 ? x->wsig && g->in[x->in].pid == key : x->wobj && x->wobj == key;
+}
+
+/* The thread of a sender or poster whose wake log (wake_log) ending waiter x's wait is its
+ * input's next event, at most MG_LATE_WAKE_NS later, its goroutine running: the log may follow
+ * the wake-up (the two processes' clocks; a sender whose trace began at its log); NULL if
+ * none. */
+static struct mg_m *late_waker(struct mg *g, const struct mg_g *x)
+{
+    for (size_t j = 0; (x->wsig || x->wobj) && j < g->n; j++) {
         const struct mg_in *in = &g->in[j];
-        if (!is_kill_log(in, pid) || in->ev.time - g->now > MG_LATE_KILL_NS) continue;
+        uint64_t key;
+        int kind = in->state == 1 ? wake_log(in, &in->ev, &key) : 0;
+        if (!kind || !log_ends(g, x, j, kind, key) || in->ev.time - g->now > MG_LATE_WAKE_NS)
+            continue;
         uint32_t *v = gd_hm_get(&in->mmap, in->ev.m);
         if (v && g->ms[*v].owner == j && g->ms[*v].g != GD_NONE) return &g->ms[*v];
     }
     return NULL;
 }
 
-/* A gotrace.kill log of input i (ev, on m, whose goroutine sent the signal): a signal wait of
- * the process it names that ends next, with nothing of its process in between (the waiting
- * input's next event is that wait's unblock), is unblocked here, by the sender. */
-static int on_kill(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
+/* A UserLog ev of input i on m (whose goroutine wrote it): a wake log (wake_log) ends the wait
+ * it names that ends next, with nothing of the waiter's process in between (its input's next
+ * event is that wait's unblock), unblocked here, by the sender or poster. */
+static int on_wake_log(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
 {
-    uint32_t kl = 0, vl = 0;
-    const char *key = g->rename ? gd_str(&g->in[i].d.gen, ev->args[1], &kl) : NULL;
-    if (!key || kl != 12 || memcmp(key, "gotrace.kill", 12) || m->g == GD_NONE) return 0;
-    const char *val = gd_str(&g->in[i].d.gen, ev->args[2], &vl);
-    uint64_t pid = val ? kill_pid(val, vl) : 0;
-    for (size_t k = 0; pid && k < g->ngs; k++) {
+    uint64_t key;
+    int kind = g->rename && m->g != GD_NONE ? wake_log(&g->in[i], ev, &key) : 0;
+    for (size_t k = 0; kind && k < g->ngs; k++) {
         struct mg_g *x = &g->gs[k];
         const struct mg_in *w = &g->in[x->in];
-        if (x->st != GO_G_WAITING || !x->wsig || x->exiter || w->pid != pid || w->state != 1 ||
-            w->ev.type != GO_EV_GO_UNBLOCK || w->ev.args[0] != x->in_id)
-            continue;
-        return wake_across(g, m, x);
+        if (log_ends(g, x, i, kind, key) && w->state == 1 && w->ev.type == GO_EV_GO_UNBLOCK &&
+            w->ev.args[0] == x->in_id)
+            return wake_across(g, m, x);
     }
     return 0;
 }
 
 /* Annotations: labels, tasks, regions, logs: ids and strings translated, nothing moves; a
- * gotrace.kill log may end a signal wait of another process (on_kill). */
+ * gotrace.kill or gotrace.post log may end a wait of another process (on_wake_log). */
 static int on_user(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
 {
     struct mg_in *in = &g->in[i];
@@ -954,7 +971,7 @@ static int on_user(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m 
     if (ev->type != GO_EV_GO_LABEL) a[0] = tr_task(i, ev->args[0]);
     if (ev->type == GO_EV_USER_TASK_BEGIN) a[1] = tr_task(i, ev->args[1]);
     if (emit(g, m, ev->type, s->nargs, a)) return -1;
-    return ev->type == GO_EV_USER_LOG ? on_kill(g, i, ev, m) : 0;
+    return ev->type == GO_EV_USER_LOG ? on_wake_log(g, i, ev, m) : 0;
 }
 
 /* A CPU sample: thread, proc and goroutine as ours (none when not known). */
@@ -1061,7 +1078,7 @@ static int on_other(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m
         return EMIT(g, m, GO_EV_GO_START, x->id, ++x->seq);
     }
     if (x->exiter) return exiter_done(g, x, 1); /* a child's exit ends it, written there */
-    struct mg_m *sm = x->wsig && !x->early ? late_sender(g, g->in[i].pid) : NULL;
+    struct mg_m *sm = !x->early ? late_waker(g, x) : NULL;
     if (sm) { /* its sender's log comes right after: the unblock is written by the sender */
         if (wake_across(g, sm, x)) return -1;
         x->early = 0;
@@ -1075,6 +1092,7 @@ static int on_other(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m
     x->st = GO_G_RUNNABLE;
     x->wpid = 0;
     x->wsig = 0;
+    x->wobj = 0;
     if (tr_stack(g, &g->in[i], ev->args[2], 0, &stk)) return -1;
     return EMIT(g, m, GO_EV_GO_UNBLOCK, id, seq, stk);
 }

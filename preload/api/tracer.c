@@ -17,6 +17,7 @@
 #include "plainlock.h"
 #include "regions.h"
 #include "syncobj.h"
+#include "syncobj_encode.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -642,8 +643,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     return user_event_at(self, type, n, args, strs, 0);
 }
 
-GOTRACE_API_FN int tr_log_at(struct gt_thread *self, const char *key, const char *text,
-                             uint64_t ts)
+GOTRACE_API_FN int tr_log_at(struct gt_thread *self, const char *key, const char *text, uint64_t ts)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     uint64_t args[3] = {0, tr_string(self, key, 64), tr_string(self, text, 256)};
@@ -658,6 +658,19 @@ GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *t
 GOTRACE_API_FN uint64_t tr_clock(void)
 {
     return gt_now();
+}
+
+GOTRACE_API_FN void tr_post_shared(struct gt_thread *self, const char *kind, const void *obj,
+                                   uint64_t ts)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    int saved = errno;
+    char name[200], text[256];
+    if (so_shared_name_now((uintptr_t)obj, name, sizeof name) > 0) {
+        snprintf(text, sizeof text, "%s %s", kind, name);
+        tr_log_at(self, "gotrace.post", text, ts);
+    }
+    errno = saved;
 }
 
 GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)

@@ -8,6 +8,8 @@
 #   lasts until main's own return from waitpid; main's own trace still says "(child KID
 #   exited, status 0)";
 # - signal: main's sigsuspend is woken by the thread of the child that sent the SIGUSR1;
+# - sem: main's sem_wait on a process-shared semaphore (shared anonymous memory) is woken by
+#   the child that posted it (its gotrace.post log): contention and locks --holders name it;
 # - two: main waits for child "first", then child "second": critical-path's default target is
 #   the root process's main thread and its path crosses into both children (their work
 #   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
@@ -17,7 +19,7 @@ prog=$(build_prog xproc)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in child signal two; do
+for mode in child signal two sem; do
     rm -f "plain.$mode.pids" "$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "xproc $mode untraced" 0
@@ -78,3 +80,12 @@ for k in "$first" "$second"; do
         on && index($0, n) { v = $2; if (v ~ /ms$/) print int(v); else if (v ~ /s$/) print int(v * 1000); else print 0 }' two.cp)
     assert_ge "${ms:-0}" 30 "critical path share of xproc[$k] work (ms)"
 done
+
+# ---- sem ----
+poster=$(awk '$1 == "poster" { print $2 }' sem.pids)
+reason=$("$G" dump sem.trace | sed -n 's/.* GoBlock reason="\(sync: semaphore shared anon+0x0 [^"]*\)".*/\1/p')
+assert_eq "$(echo "$reason" | grep -c .)" 1 "main's wait on the shared semaphore"
+assert_eq "$(site_wakers sem.trace "$reason")" "  woken by: xproc[$poster] main (1)" \
+    "the semaphore wait woken by the poster's thread"
+"$G" locks --holders sem.trace | grep -q "^  posted by xproc\[$poster\] main (G[0-9]*): " ||
+    fail "locks --holders does not name the poster: $("$G" locks --holders sem.trace | grep -i posted)"

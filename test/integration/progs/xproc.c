@@ -6,12 +6,14 @@
  * - child: main waits in waitpid for a child that computes (in a thread it joins) and exits.
  * - signal: main waits in sigsuspend for the SIGUSR1 a child sends with kill.
  * - two: main waits for child "first", then for child "second", each computing.
- * - deadlock: main waits in waitpid for a child that reads a pipe main holds open and never
- *   writes: neither ever ends (run it with a timeout). */
+ * - sem: main waits on a process-shared semaphore in shared anonymous memory that child
+ *   "poster" posts. */
 #include "common.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -25,7 +27,6 @@ static int ok = 1;
     } while (0)
 
 static FILE *pids;
-static int pipe_fds[2];
 
 static void *work(void *arg)
 {
@@ -61,12 +62,16 @@ static void send_usr1(pid_t parent)
     OK(kill(parent, SIGUSR1) == 0);
 }
 
-static void read_pipe(pid_t parent)
+static sem_t *sem; /* in shared anonymous memory, process-shared */
+
+/* Posts the semaphore main waits on, once main sleeps on it (its trace started before). */
+static void post_sem(pid_t parent)
 {
-    (void)parent;
-    char c;
-    close(pipe_fds[1]);
-    OK(read(pipe_fds[0], &c, 1) == 1); /* never: main keeps the write end and waits */
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, nothing, NULL));
+    CHECK(pthread_join(t, NULL));
+    until_sleeping_in(parent, "futex");
+    OK(sem_post(sem) == 0);
 }
 
 /* A child running fn then returning from main's exit path (exit, not _exit: its trace is
@@ -122,9 +127,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "two")) {
         reap(child("first", compute));
         reap(child("second", compute));
-    } else if (!strcmp(mode, "deadlock")) {
-        OK(pipe(pipe_fds) == 0);
-        reap(child("reader", read_pipe));
+    } else if (!strcmp(mode, "sem")) {
+        sem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        OK(sem != MAP_FAILED && sem_init(sem, 1, 0) == 0);
+        pid_t pid = child("poster", post_sem);
+        OK(sem_wait(sem) == 0);
+        reap(pid);
     } else {
         return 2;
     }
