@@ -228,6 +228,12 @@ static void gblame(struct hd *s, uint64_t key, uint32_t g, int64_t ns)
     s->gheld[i].ns += ns;
 }
 
+int hd_process_wait(const struct hd *s, uint32_t reason)
+{
+    const char *r = reason ? s->a.str.s[reason] : "";
+    return !strncmp(r, "wait: ", 6) ? 1 : !strncmp(r, "signal: ", 8) ? 2 : 0;
+}
+
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns)
 {
     uint32_t *first = gd_hm_get(&s->gheldmap, (uint64_t)g << 32 | reason), best = HD_NONE;
@@ -576,8 +582,10 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
                      int64_t end)
 {
     struct hd *s = a->user;
-    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     uint32_t gi = (uint32_t)(g - a->gs);
+    if (state == GS_WAITING && GD_WAKER_IS_G(g->ended_by) && hd_process_wait(s, g->reason))
+        gblame(s, (uint64_t)gi << 32 | g->reason, g->ended_by, end - start);
+    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
     uint32_t obj = HD_NONE, holder = HD_NONE;

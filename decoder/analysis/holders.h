@@ -186,6 +186,10 @@ struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g);
  * gd_reason_acc), and *ns its part; HD_NONE and *ns 0 if none is known (for an ownerless
  * object's waits, HD_NONE with *ns > 0 is "ended itself", HD_STILL "still waiting"). */
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns);
+/* Whether an interned wait reason is a wait for another process, which a thread of the tree
+ * ends in a merged trace (docs/processes.md): 1 for a child ("wait: ..."), 2 for a signal
+ * ("signal: ..."), else 0. hd_top_holder gives who ended such waits (no object holds them). */
+int hd_process_wait(const struct hd *s, uint32_t reason);
 /* The goroutine index running on thread m last, HD_NONE if none. */
 uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
 /* The releases of o in (after, upto]: their index range [*first, *end). */

@@ -4,10 +4,12 @@
 # Checks, each merged trace validated, the program's output as untraced:
 # - child: main's waitpid for a child that computes is woken, in the merged trace, by the
 #   child's main thread (its last), in Go's events (a GoUnblock on that thread, so `go tool
-#   trace` links them too) and in contention ("woken by: xproc[KID] main (exited)"); the wait
+#   trace` links them too), in contention ("woken by: xproc[KID] main (exited)") and summary
+#   ("100% ended by xproc[KID] main (exited)"); the wait
 #   lasts until main's own return from waitpid; main's own trace still says "(child KID
 #   exited, status 0)";
-# - signal: main's sigsuspend is woken by the thread of the child that sent the SIGUSR1;
+# - signal: main's sigsuspend is woken by the thread of the child that sent the SIGUSR1
+#   (contention, summary);
 # - sem: main's sem_wait on a process-shared semaphore (shared anonymous memory) is woken by
 #   the child that posted it (its gotrace.post log): contention and locks --holders name it;
 # - two: main waits for child "first", then child "second": critical-path's default target is
@@ -51,6 +53,8 @@ mg=$(gid child.trace "xproc[$mpid] main")
 [ -n "$kg" ] && [ -n "$mg" ] || fail "no threads xproc[$kid] main and xproc[$mpid] main"
 assert_eq "$("$G" dump child.trace | grep -c " G=$kg GoUnblock g=$mg ")" 1 \
     "a GoUnblock of main's thread on the child's"
+"$G" summary child.trace | grep -q "^    blocked on wait: child $kid .* in 1 waits, 100% ended by xproc\[$kid\] main (exited)\$" ||
+    fail "summary does not name the child as the wait's end: $("$G" summary child.trace | grep 'wait: child')"
 # the wait ends at main's own return: it is not runnable while the child still exits
 end_wait=$("$G" dump child.trace | awk -v g="$mg" '$4 == "G=" g && $5 == "UserLog" && /gotrace.ended/ { print $1 }')
 unblock=$("$G" dump child.trace | awk -v g="$kg" -v w="$mg" '$4 == "G=" g && $5 == "GoUnblock" && $6 == "g=" w { print $1 }')
@@ -65,6 +69,8 @@ assert_le "$unblock" "$destroy" "the unblock before the child's end"
 snd=$(awk '$1 == "sender" { print $2 }' signal.pids)
 assert_eq "$(site_wakers signal.trace "signal: sigsuspend")" "  woken by: xproc[$snd] main (1)" \
     "sigsuspend woken by the sender's thread"
+"$G" summary signal.trace | grep -q "^    blocked on signal: sigsuspend .* in 1 waits, 100% ended by xproc\[$snd\] main\$" ||
+    fail "summary does not name the sender: $("$G" summary signal.trace | grep 'sigsuspend')"
 
 # ---- two ----
 first=$(awk '$1 == "first" { print $2 }' two.pids)
