@@ -188,6 +188,14 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
     for (size_t steps = 0; t > from && g != HD_NONE && steps < 100000000 && rc >= 0; steps++) {
         const struct hd_g *x = g < s->gxcap ? &s->gx[g] : NULL;
         const struct hd_iv *iv = x ? iv_at(x, t) : NULL;
+        if (!iv && x && x->creator == HD_NONE && s->a.multi) {
+            /* a process spawned with no fork log (vfork, posix_spawn): on the parent that
+             * waited for it, at its start (holders.c, hd_parent_of) */
+            uint32_t p = hd_parent_of(s, g);
+            if (p == HD_NONE || p == g) break;
+            g = p;
+            continue;
+        }
         if (!iv) { /* before g's first interval: its creator created it */
             if (!x || x->creator == HD_NONE || x->created > t) break;
             /* a forked process's first thread shows after the fork (holders.c, forked): the

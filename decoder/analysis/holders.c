@@ -228,6 +228,13 @@ static void gblame(struct hd *s, uint64_t key, uint32_t g, int64_t ns)
     s->gheld[i].ns += ns;
 }
 
+uint32_t hd_parent_of(const struct hd *s, uint32_t g)
+{
+    uint64_t pid = g < s->a.ngs ? s->a.gs[g].pid : 0;
+    uint32_t *v = pid ? gd_hm_get(&s->exitwait, pid) : NULL;
+    return v && *v != g ? *v : HD_NONE;
+}
+
 int hd_process_wait(const struct hd *s, uint32_t reason)
 {
     const char *r = reason ? s->a.str.s[reason] : "";
@@ -583,8 +590,10 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
 {
     struct hd *s = a->user;
     uint32_t gi = (uint32_t)(g - a->gs);
-    if (state == GS_WAITING && GD_WAKER_IS_G(g->ended_by) && hd_process_wait(s, g->reason))
-        gblame(s, (uint64_t)gi << 32 | g->reason, g->ended_by, end - start);
+    int pw = state == GS_WAITING && GD_WAKER_IS_G(g->ended_by) ? hd_process_wait(s, g->reason) : 0;
+    if (pw) gblame(s, (uint64_t)gi << 32 | g->reason, g->ended_by, end - start);
+    uint64_t cpid = pw == 1 ? a->gs[g->ended_by].pid : 0;
+    if (cpid && !gd_hm_get(&s->exitwait, cpid)) gd_hm_put(&s->exitwait, cpid, gi);
     if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
@@ -825,6 +834,7 @@ void hd_free(struct hd *s)
     free(s->recs);
     gd_hm_free(&s->objmap);
     gd_hm_free(&s->forkmap);
+    gd_hm_free(&s->exitwait);
     free(s->forks);
     gd_hm_free(&s->addrmap);
     gd_hm_free(&s->mmap);

@@ -160,6 +160,9 @@ struct hd {
     /* A merged trace's gotrace.fork and gotrace.spawn logs whose child has not shown yet: its
      * pid -> index in forks (the forker and the time), for the creator of its first thread. */
     struct gd_hmap forkmap;
+    /* A merged trace's processes whose exit ended another's wait for a child: pid -> the
+     * waiter (goroutine index), the first one (hd_parent_of). */
+    struct gd_hmap exitwait;
     struct {
         uint32_t g;
         int64_t t;
@@ -190,6 +193,10 @@ uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t 
  * ends in a merged trace (docs/processes.md): 1 for a child ("wait: ..."), 2 for a signal
  * ("signal: ..."), else 0. hd_top_holder gives who ended such waits (no object holds them). */
 int hd_process_wait(const struct hd *s, uint32_t reason);
+/* For goroutine g of a merged trace: the thread whose wait for a child g's process's exit
+ * ended (its parent, which spawned it: a creator where no gotrace.fork log said one, as for
+ * vfork and posix_spawn); HD_NONE if none. */
+uint32_t hd_parent_of(const struct hd *s, uint32_t g);
 /* The goroutine index running on thread m last, HD_NONE if none. */
 uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
 /* The releases of o in (after, upto]: their index range [*first, *end). */
