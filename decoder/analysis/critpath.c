@@ -82,11 +82,17 @@ uint32_t cp_find_thread(const struct hd *s, const char *want)
 }
 
 /* The main thread: the goroutine started by "main", else the first one, the default target,
- * because the program's run is the main thread's lifetime. */
+ * because the program's run is the main thread's lifetime. In a merged trace (start functions
+ * "NAME[PID] main"), the root process's: of the first thread's process (the first to show). */
 uint32_t cp_main_thread(const struct hd *s)
 {
-    for (size_t i = 0; i < s->a.ngs; i++)
-        if (s->a.gs[i].start && !strcmp(s->a.str.s[s->a.gs[i].start], "main")) return (uint32_t)i;
+    for (size_t i = 0; i < s->a.ngs; i++) {
+        const char *f = s->a.gs[i].start ? s->a.str.s[s->a.gs[i].start] : "";
+        size_t n = strlen(f);
+        if (!s->a.multi && !strcmp(f, "main")) return (uint32_t)i;
+        if (s->a.multi && s->a.gs[i].pid == s->a.gs[0].pid && n > 6 && !strcmp(f + n - 6, "] main"))
+            return (uint32_t)i;
+    }
     return s->a.ngs ? 0 : HD_NONE;
 }
 
@@ -142,7 +148,8 @@ static int follow_holder(const struct hd *s, uint32_t *g, int64_t *t, int64_t st
     int join = !strncmp(s->a.str.s[s->objs[iv->obj].name], "join", 4);
     if (hg->state == GS_NOTEXIST && hg->last <= *t) { /* exited: the wait waits for nothing */
         int64_t from = hg->last > st ? hg->last : st;
-        struct cp_seg sg = {*g,  iv->state, join ? CP_NOTE_NONE : CP_NOTE_EXITED, 0, from, *t,
+        struct cp_seg sg = {*g,        iv->state,  join ? CP_NOTE_NONE : CP_NOTE_EXITED,
+                            0,         from,       *t,
                             iv->stack, iv->reason, h.g};
         if (push(v, n, cap, sg)) return -1;
         if (hg->last > st) *g = h.g; /* its work up to its exit came first */
@@ -181,8 +188,21 @@ static int walk(const struct hd *s, uint32_t g, int64_t from, int64_t t, struct 
     for (size_t steps = 0; t > from && g != HD_NONE && steps < 100000000 && rc >= 0; steps++) {
         const struct hd_g *x = g < s->gxcap ? &s->gx[g] : NULL;
         const struct hd_iv *iv = x ? iv_at(x, t) : NULL;
+        if (!iv && x && x->creator == HD_NONE && s->a.multi) {
+            /* a process spawned with no fork log (vfork, posix_spawn): on the parent that
+             * waited for it, at its start (holders.c, hd_parent_of) */
+            uint32_t p = hd_parent_of(s, g);
+            if (p == HD_NONE || p == g) break;
+            g = p;
+            continue;
+        }
         if (!iv) { /* before g's first interval: its creator created it */
             if (!x || x->creator == HD_NONE || x->created > t) break;
+            /* a forked process's first thread shows after the fork (holders.c, forked): the
+             * time between is the child starting (fork, exec, loading), charged to it */
+            int64_t c = x->created > from ? x->created : from;
+            struct cp_seg sg = {g, GS_RUNNING, 0, 0, c, t, 0, 0, HD_NONE};
+            if (push(v, n, &cap, sg)) return free(seen.g), -1;
             g = x->creator;
             t = x->created;
             continue;

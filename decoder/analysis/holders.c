@@ -228,6 +228,19 @@ static void gblame(struct hd *s, uint64_t key, uint32_t g, int64_t ns)
     s->gheld[i].ns += ns;
 }
 
+uint32_t hd_parent_of(const struct hd *s, uint32_t g)
+{
+    uint64_t pid = g < s->a.ngs ? s->a.gs[g].pid : 0;
+    uint32_t *v = pid ? gd_hm_get(&s->exitwait, pid) : NULL;
+    return v && *v != g ? *v : HD_NONE;
+}
+
+int hd_process_wait(const struct hd *s, uint32_t reason)
+{
+    const char *r = reason ? s->a.str.s[reason] : "";
+    return !strncmp(r, "wait: ", 6) ? 1 : !strncmp(r, "signal: ", 8) ? 2 : 0;
+}
+
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns)
 {
     uint32_t *first = gd_hm_get(&s->gheldmap, (uint64_t)g << 32 | reason), best = HD_NONE;
@@ -576,8 +589,12 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
                      int64_t end)
 {
     struct hd *s = a->user;
-    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     uint32_t gi = (uint32_t)(g - a->gs);
+    int pw = state == GS_WAITING && GD_WAKER_IS_G(g->ended_by) ? hd_process_wait(s, g->reason) : 0;
+    if (pw) gblame(s, (uint64_t)gi << 32 | g->reason, g->ended_by, end - start);
+    uint64_t cpid = pw == 1 ? a->gs[g->ended_by].pid : 0;
+    if (cpid && !gd_hm_get(&s->exitwait, cpid)) gd_hm_put(&s->exitwait, cpid, gi);
+    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
     uint32_t obj = HD_NONE, holder = HD_NONE;
@@ -689,7 +706,40 @@ void hd_chain(struct hd *s)
     s->a.want_stacks = 1;
 }
 
-/* After the analysis took ev: threads, creations, tasks, and the object of a GoBlock. */
+/* A UserLog ev of goroutine gi in a merged trace: a gotrace.fork or gotrace.spawn log ("pid
+ * 1234": docs/blocking.md "Across processes") is kept until the child's first thread shows. */
+static int fork_log(struct hd *s, uint32_t gi, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    uint32_t kl = 0, vl = 0;
+    const char *key = gd_str(gen, ev->args[1], &kl), *val = gd_str(gen, ev->args[2], &vl);
+    if (!key || !val || vl < 5 || memcmp(val, "pid ", 4) ||
+        !((kl == 12 && !memcmp(key, "gotrace.fork", 12)) ||
+          (kl == 13 && !memcmp(key, "gotrace.spawn", 13))))
+        return 0;
+    uint64_t pid = 0;
+    for (uint32_t k = 4; k < vl && val[k] >= '0' && val[k] <= '9' && pid < 1ull << 40; k++)
+        pid = pid * 10 + (uint64_t)(val[k] - '0');
+    if (gd_grow((void **)&s->forks, &s->forkcap, s->nforks + 1, sizeof(*s->forks))) return -1;
+    s->forks[s->nforks].g = gi;
+    s->forks[s->nforks].t = ev->time;
+    return gd_hm_put(&s->forkmap, pid, (uint32_t)s->nforks++) ? -1 : 0;
+}
+
+/* Goroutine ni (x) was created by no goroutine: the first thread of a process another one
+ * forked (a merged trace's gotrace.fork log of its pid, fork_log) has the forker, at the
+ * fork, as its creator: critical-path walks on from a child's start into its parent. */
+static void forked(struct hd *s, uint32_t ni, struct hd_g *x)
+{
+    uint64_t pid = ni < s->a.ngs ? s->a.gs[ni].pid : 0;
+    uint32_t *v = pid ? gd_hm_get(&s->forkmap, pid) : NULL;
+    if (!v) return;
+    x->creator = s->forks[*v].g;
+    x->created = s->forks[*v].t;
+    gd_hm_del(&s->forkmap, pid);
+}
+
+/* After the analysis took ev: threads, creations, tasks, the object of a GoBlock, and (in a
+ * merged trace) the forks. */
 static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_gen *gen)
 {
     /* Before the first records, holders only: every generation states the threads that run
@@ -712,14 +762,19 @@ static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_ge
     }
     if (ev->type != GO_EV_GO_CREATE && ev->type != GO_EV_GO_CREATE_BLOCKED &&
         ev->type != GO_EV_USER_TASK_BEGIN && ev->type != GO_EV_USER_TASK_END &&
-        ev->type != GO_EV_GO_BLOCK)
+        ev->type != GO_EV_GO_BLOCK && ev->type != GO_EV_USER_LOG)
         return 0;
     uint32_t gi = ev->g != GD_NONE ? g_index(s, ev->g) : HD_NONE;
+    if (ev->type == GO_EV_USER_LOG)
+        return s->a.multi && gi != HD_NONE ? fork_log(s, gi, ev, gen) : 0;
     if (ev->type == GO_EV_GO_CREATE || ev->type == GO_EV_GO_CREATE_BLOCKED) {
-        struct hd_g *x = gx_of(s, g_index(s, ev->args[0]));
+        uint32_t ni = g_index(s, ev->args[0]);
+        struct hd_g *x = gx_of(s, ni);
         if (x && gi != HD_NONE) {
             x->creator = gi;
             x->created = ev->time;
+        } else if (x && s->nforks) {
+            forked(s, ni, x);
         }
     } else if (ev->type == GO_EV_USER_TASK_BEGIN && s->task && ev->args[0] == s->task) {
         s->task_begin = ev->time;
@@ -778,6 +833,9 @@ void hd_free(struct hd *s)
     free(s->gx);
     free(s->recs);
     gd_hm_free(&s->objmap);
+    gd_hm_free(&s->forkmap);
+    gd_hm_free(&s->exitwait);
+    free(s->forks);
     gd_hm_free(&s->addrmap);
     gd_hm_free(&s->mmap);
     gd_hm_free(&s->recmap);

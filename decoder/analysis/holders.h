@@ -153,10 +153,21 @@ struct hd {
     uint64_t task;           /* --task: its begin and end */
     int64_t task_begin, task_end;
     uint32_t task_g;
-    int finishing;                /* gd_ana_finish is closing the intervals still open */
-    size_t iv_budget;             /* with want_intervals: at most this many kept (0: no limit), */
-    size_t niv;                   /* how many are kept, */
-    int iv_over;                  /* and whether there were more (then none are kept) */
+    int finishing;    /* gd_ana_finish is closing the intervals still open */
+    size_t iv_budget; /* with want_intervals: at most this many kept (0: no limit), */
+    size_t niv;       /* how many are kept, */
+    int iv_over;      /* and whether there were more (then none are kept) */
+    /* A merged trace's gotrace.fork and gotrace.spawn logs whose child has not shown yet: its
+     * pid -> index in forks (the forker and the time), for the creator of its first thread. */
+    struct gd_hmap forkmap;
+    /* A merged trace's processes whose exit ended another's wait for a child: pid -> the
+     * waiter (goroutine index), the first one (hd_parent_of). */
+    struct gd_hmap exitwait;
+    struct {
+        uint32_t g;
+        int64_t t;
+    } * forks;
+    size_t nforks, forkcap;
     struct lg lg;                 /* lock tracking's records (lockgraph.h), locks by object index */
     const struct gd_ana_cb *next; /* hd_chain: another analysis of the same pass */
     void *next_user;
@@ -178,6 +189,14 @@ struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g);
  * gd_reason_acc), and *ns its part; HD_NONE and *ns 0 if none is known (for an ownerless
  * object's waits, HD_NONE with *ns > 0 is "ended itself", HD_STILL "still waiting"). */
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns);
+/* Whether an interned wait reason is a wait for another process, which a thread of the tree
+ * ends in a merged trace (docs/processes.md): 1 for a child ("wait: ..."), 2 for a signal
+ * ("signal: ..."), else 0. hd_top_holder gives who ended such waits (no object holds them). */
+int hd_process_wait(const struct hd *s, uint32_t reason);
+/* For goroutine g of a merged trace: the thread whose wait for a child g's process's exit
+ * ended (its parent, which spawned it: a creator where no gotrace.fork log said one, as for
+ * vfork and posix_spawn); HD_NONE if none. */
+uint32_t hd_parent_of(const struct hd *s, uint32_t g);
 /* The goroutine index running on thread m last, HD_NONE if none. */
 uint32_t hd_g_of_m(const struct hd *s, uint64_t m);
 /* The releases of o in (after, upto]: their index range [*first, *end). */

@@ -122,10 +122,15 @@ static void wakers(struct gd_out *out, struct hd *s, uint32_t site, const struct
         freed += s->freed[i].count;
     }
     size_t nw = f1 - f0;
+    /* A wait for a child that a thread ended: the child's last thread, by exiting (a merged
+     * trace: docs/processes.md "Waits across processes") */
+    uint32_t r = site < a->nsites ? a->sites[site].reason : 0;
+    int child = r && !strncmp(a->str.s[r], "wait: ", 6);
     for (size_t i = 0; i < n; i++) {
         uint64_t c = wakes[i].count;
         if (wakes[i].g == GD_WAKER_SELF) c -= freed < c ? freed : c;
         const char *name = waker_name(a, wakes[i].g, buf);
+        if (child && GD_WAKER_IS_G(wakes[i].g)) name = strcat(buf, " (exited)");
         if (c) w[nw++] = (struct waker){gd_intern(&a->str, name, (uint32_t)strlen(name)), c};
     }
     qsort(w, nw, sizeof(*w), by_name);

@@ -120,8 +120,13 @@ static void threads(struct gd_out *out, const struct gd_ana *a, const struct hd 
              * last), or that they ended themselves. */
             uint32_t h = hd_top_holder(s, idx[k], ra->reason, &held);
             char ph[GD_NAME_MAX + 32];
-            if (held > 0)
-                gd_out_f(out, ", %.0f%% %s", ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0,
+            int pw = hd_process_wait(s, ra->reason); /* ended by another process's thread */
+            double pct = ra->ns ? 100.0 * (double)held / (double)ra->ns : 0.0;
+            if (held > 0 && pw)
+                gd_out_f(out, ", %.0f%% ended by %s%s", pct, gd_ana_name(&s->a, &s->a.gs[h], 0, ph),
+                         pw == 1 ? " (exited)" : "");
+            else if (held > 0)
+                gd_out_f(out, ", %.0f%% %s", pct,
                          hd_phrase(s, hd_kind_of(rs), h, 0, ph, sizeof ph));
             gd_out_c(out, '\n');
         }

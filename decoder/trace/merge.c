@@ -25,6 +25,7 @@
 #define MG_EV_MAX (1 + 10 * 5)    /* type, dt, 4 args */
 #define MG_SYNTH_M 0              /* the thread that starts and ends goroutines not running */
 #define MG_TASK_SHIFT 40          /* a task id is kept, its process's number above these bits */
+#define MG_LATE_WAKE_NS 10000000  /* a kill's or post's log at most this late after its wake */
 
 struct mg_buf {
     uint8_t *p;
@@ -39,6 +40,7 @@ struct mg_m {
     struct mg_buf b;   /* events of the open batch */
     int64_t bts, last; /* the batch's base time, the thread's last event time */
     int used;
+    int keep; /* a process's last thread, kept running past its input's end (keep_exiter) */
 };
 
 struct mg_g { /* a live output goroutine */
@@ -46,7 +48,17 @@ struct mg_g { /* a live output goroutine */
     uint8_t st;  /* go_gstatus */
     uint32_t m;  /* index in ms while Running or in a syscall */
     uint32_t in; /* its input */
+    uint64_t in_id;
+    /* Its current wait, when another process may end it (docs/processes.md, "Waits across
+     * processes"): for a child (wpid: its pid, MG_ANY_CHILD any, 0 not such a wait) or for a
+     * signal (wsig). early: merge wrote its unblock by the process that ended the wait, so its
+     * own (the waiter's, when its call returned) is dropped. */
+    int64_t wpid;
+    uint8_t wsig, early;
+    uint64_t wobj;   /* a wait on a semaphore in a shared mapping: its reason's hash, else 0 */
+    uint64_t exiter; /* the last thread of the child whose exit ended its wait (keep_exiter) */
 };
+#define MG_ANY_CHILD (-1)
 
 struct mg_p { /* an output proc; ids are indices, Idle ones of ended processes are reused */
     uint64_t seq;
@@ -76,8 +88,9 @@ struct mg_in {
     struct gd_hmap smap, kmap;
     uint64_t cgen, cog;
     char prefix[GT_PROC_NAME_MAX + 32]; /* "name[pid]" */
-    char pname[GT_PROC_NAME_MAX + 1];   /* its process: name and pid (0 unknown) */
-    uint64_t pid;
+    char pname[GT_PROC_NAME_MAX + 1];   /* its process: name and pid (0 unknown), parent */
+    uint64_t pid, ppid;
+    int last_image; /* no input of its pid starts later: its end is its process's exit */
     /* Its current generation's sync records (gotrace's holders and releases), by time;
      * rcur: the next one to write. */
     struct mg_rec *recs;
@@ -457,7 +470,8 @@ static struct mg_g *new_g(struct mg *g, size_t i, uint64_t in_id, uint8_t st)
 {
     if (gd_grow((void **)&g->gs, &g->gcap, g->ngs + 1, sizeof(*g->gs))) return NULL;
     uint64_t id = ++g->gnext;
-    g->gs[g->ngs] = (struct mg_g){.id = id, .st = st, .m = UINT32_MAX, .in = (uint32_t)i};
+    g->gs[g->ngs] =
+        (struct mg_g){.id = id, .st = st, .m = UINT32_MAX, .in = (uint32_t)i, .in_id = in_id};
     if (proc_rec(g, id, i)) return NULL;
     if (gd_hm_put(&g->gmap, id, (uint32_t)g->ngs) || gd_hm_put(&g->in[i].gmap, in_id, (uint32_t)id))
         return NULL;
@@ -833,7 +847,117 @@ static uint64_t tr_task(size_t i, uint64_t t)
     return t == 0 || t == GD_NONE ? 0 : t + ((uint64_t)(i + 1) << MG_TASK_SHIFT);
 }
 
-/* Annotations: labels, tasks, regions, logs: ids and strings translated, nothing moves. */
+/* Notes what goroutine x's wait with reason sid of input in waits for, when another process
+ * of the tree may end it: a child ("wait: child PID", "wait: any child", "wait: any child of
+ * its group": any child, its group not known here) or a signal ("signal: sigsuspend", ...:
+ * docs/blocking.md "Across processes"). */
+static void note_wait(const struct mg_in *in, uint64_t sid, struct mg_g *x)
+{
+    uint32_t len = 0;
+    const char *s = sid ? gd_str(&in->d.gen, sid, &len) : NULL;
+    x->wpid = 0;
+    x->wsig = s && len > 8 && !memcmp(s, "signal: ", 8);
+    x->wobj = s && len > 23 && !memcmp(s, "sync: semaphore shared ", 23) ? gd_strhash(s, len) : 0;
+    if (!s || len < 12 || memcmp(s, "wait: ", 6)) return;
+    if (len > 12 && !memcmp(s, "wait: child ", 12)) {
+        uint64_t pid = 0;
+        for (uint32_t k = 12; k < len && s[k] >= '0' && s[k] <= '9' && pid < (1ull << 40); k++)
+            pid = pid * 10 + (uint64_t)(s[k] - '0');
+        x->wpid = (int64_t)pid;
+    } else if ((len == 15 && !memcmp(s, "wait: any child", 15)) ||
+               (len == 28 && !memcmp(s, "wait: any child of its group", 28))) {
+        x->wpid = MG_ANY_CHILD;
+    }
+}
+
+static int exiter_done(struct mg *g, struct mg_g *x, int wake);
+
+/* Writes, on thread m (running the goroutine that ended it), the unblock of waiter x whose wait
+ * another process ended; the waiter's own unblock, when it comes, is dropped (on_other). */
+static int wake_across(struct mg *g, struct mg_m *m, struct mg_g *x)
+{
+    x->st = GO_G_RUNNABLE;
+    x->early = 1;
+    x->wpid = 0;
+    x->wsig = 0;
+    x->wobj = 0;
+    return EMIT(g, m, GO_EV_GO_UNBLOCK, x->id, ++x->seq, 0);
+}
+
+/* The pid a gotrace.kill log's value names ("SIGUSR1 to pid 1234 by kill"), 0 if none (a
+ * signal to a group or to every process). */
+static uint64_t kill_pid(const char *s, uint32_t len)
+{
+    const char *p = memmem(s, len, " to pid ", 8);
+    uint64_t pid = 0;
+    for (p = p ? p + 8 : s + len; p < s + len && *p >= '0' && *p <= '9' && pid < 1ull << 40; p++)
+        pid = pid * 10 + (uint64_t)(*p - '0');
+    return pid;
+}
+
+/* What a UserLog ev of input in says another process's wait ended by: 1 a gotrace.kill log
+ * (*key: the pid signalled), 2 a gotrace.post log (*key: the hash of the reason of the waits on
+ * the object posted, "sync: semaphore shared ..."); 0 anything else. */
+static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
+{
+    uint32_t kl = 0, vl = 0;
+    if (ev->type != GO_EV_USER_LOG) return 0;
+    const char *k = gd_str(&in->d.gen, ev->args[1], &kl);
+    const char *val = k ? gd_str(&in->d.gen, ev->args[2], &vl) : NULL;
+    if (!val) return 0;
+    if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return (*key = kill_pid(val, vl)) ? 1 : 0;
+    if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
+    char buf[GO_MAX_STRING_LEN + 8];
+    int n = snprintf(buf, sizeof buf, "sync: %.*s", (int)vl, val);
+    *key = gd_strhash(buf, n < 0 ? 0 : n >= (int)sizeof buf ? sizeof buf - 1 : (size_t)n);
+    return 2;
+}
+
+/* Whether waiter x's wait is one a wake log (wake_log's kind and key) of input i ends: a
+ * signal wait of the process signalled, or a wait in another process on the object posted. */
+static int log_ends(const struct mg *g, const struct mg_g *x, size_t i, int kind, uint64_t key)
+{
+    if (x->st != GO_G_WAITING || x->exiter || x->in == i) return 0;
+    return kind == 1 ? x->wsig && g->in[x->in].pid == key : x->wobj && x->wobj == key;
+}
+
+/* The thread of a sender or poster whose wake log (wake_log) ending waiter x's wait is its
+ * input's next event, at most MG_LATE_WAKE_NS later, its goroutine running: the log may follow
+ * the wake-up (the two processes' clocks; a sender whose trace began at its log); NULL if
+ * none. */
+static struct mg_m *late_waker(struct mg *g, const struct mg_g *x)
+{
+    for (size_t j = 0; (x->wsig || x->wobj) && j < g->n; j++) {
+        const struct mg_in *in = &g->in[j];
+        uint64_t key;
+        int kind = in->state == 1 ? wake_log(in, &in->ev, &key) : 0;
+        if (!kind || !log_ends(g, x, j, kind, key) || in->ev.time - g->now > MG_LATE_WAKE_NS)
+            continue;
+        uint32_t *v = gd_hm_get(&in->mmap, in->ev.m);
+        if (v && g->ms[*v].owner == j && g->ms[*v].g != GD_NONE) return &g->ms[*v];
+    }
+    return NULL;
+}
+
+/* A UserLog ev of input i on m (whose goroutine wrote it): a wake log (wake_log) ends the wait
+ * it names that ends next, with nothing of the waiter's process in between (its input's next
+ * event is that wait's unblock), unblocked here, by the sender or poster. */
+static int on_wake_log(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
+{
+    uint64_t key;
+    int kind = g->rename && m->g != GD_NONE ? wake_log(&g->in[i], ev, &key) : 0;
+    for (size_t k = 0; kind && k < g->ngs; k++) {
+        struct mg_g *x = &g->gs[k];
+        const struct mg_in *w = &g->in[x->in];
+        if (log_ends(g, x, i, kind, key) && w->state == 1 && w->ev.type == GO_EV_GO_UNBLOCK &&
+            w->ev.args[0] == x->in_id)
+            return wake_across(g, m, x);
+    }
+    return 0;
+}
+
+/* Annotations: labels, tasks, regions, logs: ids and strings translated, nothing moves; a
+ * gotrace.kill or gotrace.post log may end a wait of another process (on_wake_log). */
 static int on_user(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
 {
     struct mg_in *in = &g->in[i];
@@ -846,7 +970,8 @@ static int on_user(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m 
         if (tr_stack(g, in, ev->args[s->stk[k]], 0, &a[s->stk[k]])) return -1;
     if (ev->type != GO_EV_GO_LABEL) a[0] = tr_task(i, ev->args[0]);
     if (ev->type == GO_EV_USER_TASK_BEGIN) a[1] = tr_task(i, ev->args[1]);
-    return emit(g, m, ev->type, s->nargs, a);
+    if (emit(g, m, ev->type, s->nargs, a)) return -1;
+    return ev->type == GO_EV_USER_LOG ? on_wake_log(g, i, ev, m) : 0;
 }
 
 /* A CPU sample: thread, proc and goroutine as ours (none when not known). */
@@ -914,6 +1039,7 @@ static int on_self(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m 
             return -1;
         x = find_g(g, m->g);
         x->st = ev->type == GO_EV_GO_STOP ? GO_G_RUNNABLE : GO_G_WAITING;
+        note_wait(in, ev->type == GO_EV_GO_BLOCK ? ev->args[0] : 0, x);
         m->g = GD_NONE;
         return emit(g, m, ev->type, 2, a);
     case GO_EV_GO_SYSCALL_BEGIN:
@@ -946,12 +1072,27 @@ static int on_other(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m
         if (m->g != GD_NONE || m->p == GD_NONE)
             return gd_fail(g->err, "GoStart on a thread that cannot run it");
         x->st = GO_G_RUNNING;
+        x->early = 0; /* (its own unblock, if merge wrote one, came before) */
         x->m = (uint32_t)(m - g->ms);
         m->g = x->id;
         return EMIT(g, m, GO_EV_GO_START, x->id, ++x->seq);
     }
+    if (x->exiter) return exiter_done(g, x, 1); /* a child's exit ends it, written there */
+    struct mg_m *sm = !x->early ? late_waker(g, x) : NULL;
+    if (sm) { /* its sender's log comes right after: the unblock is written by the sender */
+        if (wake_across(g, sm, x)) return -1;
+        x->early = 0;
+        return 0;
+    }
+    if (x->early) { /* merge wrote it already, by the process that ended the wait */
+        x->early = 0;
+        return 0;
+    }
     uint64_t id = x->id, seq = ++x->seq, stk;
     x->st = GO_G_RUNNABLE;
+    x->wpid = 0;
+    x->wsig = 0;
+    x->wobj = 0;
     if (tr_stack(g, &g->in[i], ev->args[2], 0, &stk)) return -1;
     return EMIT(g, m, GO_EV_GO_UNBLOCK, id, seq, stk);
 }
@@ -1002,6 +1143,8 @@ static int on_event(struct mg *g, size_t i, const struct gd_tev *ev)
 static int end_g(struct mg *g, size_t i, uint64_t in_id, struct mg_g *x)
 {
     uint64_t id = x->id;
+    if (x->exiter && exiter_done(g, x, 0)) return -1; /* it never woke: the child ends now */
+    x = find_g(g, id);
     if (x->st == GO_G_RUNNING || x->st == GO_G_SYSCALL) {
         struct mg_m *m = &g->ms[x->m];
         int sys = x->st == GO_G_SYSCALL, nop = m->p == GD_NONE;
@@ -1022,8 +1165,92 @@ static int end_g(struct mg *g, size_t i, uint64_t in_id, struct mg_g *x)
     return synth_end(g, s);
 }
 
+/* The output goroutine waiting for the exit of input i's process (its last image), when one
+ * is: a wait for its pid, else for any child of its parent; GD_NONE if none. */
+static uint64_t exit_waiter(const struct mg *g, size_t i)
+{
+    const struct mg_in *in = &g->in[i];
+    if (!in->pid || !in->last_image || !g->rename) return GD_NONE;
+    uint64_t any = GD_NONE;
+    for (size_t k = 0; k < g->ngs; k++) {
+        const struct mg_g *x = &g->gs[k];
+        if (x->st != GO_G_WAITING || !x->wpid || x->exiter || x->in == i) continue;
+        if (x->wpid > 0 && (uint64_t)x->wpid == in->pid) return x->id;
+        if (x->wpid == MG_ANY_CHILD && in->ppid && g->in[x->in].pid == in->ppid && any == GD_NONE)
+            any = x->id;
+    }
+    return any;
+}
+
+/* Of input i's goroutines ids[0..n), the one its process's exit is written on: running with a
+ * proc, on the main thread (whose id is the pid) if it is, else the first; GD_NONE if none. */
+static uint64_t exit_thread(struct mg *g, size_t i, const uint64_t *ids, size_t n)
+{
+    uint64_t pick = GD_NONE;
+    for (size_t k = 0; k < n; k++) {
+        const struct mg_g *x = in_g(g, i, ids[k]);
+        int on = x && (x->st == GO_G_RUNNING || x->st == GO_G_SYSCALL) && g->ms[x->m].p != GD_NONE;
+        if (!on) continue;
+        if ((g->ms[x->m].id & 0xffffffffu) == g->in[i].pid) return ids[k];
+        if (pick == GD_NONE) pick = ids[k];
+    }
+    return pick;
+}
+
+/* Input i's goroutine in_id, running, is the last thread of its process, whose exit ends the
+ * wait of goroutine waiter of another process (exit_waiter): it stays running, with its proc,
+ * out of its (closed) input, until the waiter's own unblock (the process really exited then;
+ * its trace ended when the tracer's last write began), where exiter_done unblocks the waiter
+ * from it and ends it. */
+static int keep_exiter(struct mg *g, size_t i, uint64_t in_id, uint64_t waiter)
+{
+    struct mg_g *x = in_g(g, i, in_id);
+    struct mg_m *m = &g->ms[x->m];
+    if (x->st == GO_G_SYSCALL) {
+        x->st = GO_G_RUNNING;
+        g->ps[m->p].st = GO_P_RUNNING;
+        if (EMIT(g, m, GO_EV_GO_SYSCALL_END)) return -1;
+    }
+    gd_hm_del(&g->in[i].gmap, in_id);
+    m->keep = 1;
+    find_g(g, waiter)->exiter = x->id;
+    return 0;
+}
+
+/* The exit of waiter x's process kept by keep_exiter: unblocks x from that process's last
+ * thread when wake (x's own unblock came), then ends that thread and stops its proc. */
+static int exiter_done(struct mg *g, struct mg_g *x, int wake)
+{
+    uint64_t wid = x->id;
+    struct mg_g *e = find_g(g, x->exiter);
+    x->exiter = 0;
+    if (!e) return 0;
+    struct mg_m *m = &g->ms[e->m];
+    if (wake && wake_across(g, m, x)) return -1;
+    find_g(g, wid)->early = 0; /* its own unblock is the one being dropped */
+    e = find_g(g, m->g);
+    size_t k = (size_t)(e - g->gs), last = g->ngs - 1; /* free_g, its input's map gone */
+    gd_hm_del(&g->gmap, e->id);
+    if (k != last) {
+        g->gs[k] = g->gs[last];
+        gd_hm_put(&g->gmap, g->gs[k].id, (uint32_t)k);
+    }
+    g->ngs--;
+    m->g = GD_NONE;
+    m->keep = 0;
+    m->used = 0;
+    if (EMIT(g, m, GO_EV_GO_DESTROY)) return -1;
+    if (m->p == GD_NONE) return 0;
+    g->ps[m->p].st = GO_P_IDLE;
+    if (gd_grow((void **)&g->pfree, &g->pfcap, g->npfree + 1, sizeof(*g->pfree))) return oom(g);
+    g->pfree[g->npfree++] = (uint32_t)m->p;
+    m->p = GD_NONE;
+    return EMIT(g, m, GO_EV_PROC_STOP);
+}
+
 /* Input i's trace ended: so does its process. Its goroutines end, its procs stop and wait
- * Idle for a later process, its threads are free; the input is closed. */
+ * Idle for a later process, its threads are free; the input is closed. The last running thread
+ * of a process another one waits for stays until that wait ends (keep_exiter). */
 static int close_input(struct mg *g, size_t i)
 {
     struct mg_in *in = &g->in[i];
@@ -1032,14 +1259,18 @@ static int close_input(struct mg *g, size_t i)
     if (!ids) return oom(g);
     for (size_t k = 0; k < in->gmap.cap; k++) /* ids first: ending one changes the map */
         if (in->gmap.ents[k].used) ids[n++] = in->gmap.ents[k].key;
+    uint64_t waiter = exit_waiter(g, i);
+    uint64_t last = waiter != GD_NONE ? exit_thread(g, i, ids, n) : GD_NONE;
     int rc = 0;
     for (size_t k = 0; k < n && !rc; k++)
-        rc = end_g(g, i, ids[k], in_g(g, i, ids[k]));
+        rc = ids[k] == last ? keep_exiter(g, i, ids[k], waiter)
+                            : end_g(g, i, ids[k], in_g(g, i, ids[k]));
     free(ids);
     for (size_t k = 0; k < in->pmap.cap && !rc; k++) {
         if (!in->pmap.ents[k].used) continue;
         uint64_t id = in->pmap.ents[k].val;
         struct mg_p *p = &g->ps[id];
+        if (p->st != GO_P_IDLE && g->ms[p->m].keep) continue; /* kept_exiter's: stopped there */
         if (p->st != GO_P_IDLE) {
             g->ms[p->m].p = GD_NONE;
             p->st = GO_P_IDLE;
@@ -1049,7 +1280,8 @@ static int close_input(struct mg *g, size_t i)
         g->pfree[g->npfree++] = (uint32_t)id;
     }
     for (size_t k = 0; k < in->mmap.cap; k++)
-        if (in->mmap.ents[k].used && g->ms[in->mmap.ents[k].val].owner == i)
+        if (in->mmap.ents[k].used && g->ms[in->mmap.ents[k].val].owner == i &&
+            !g->ms[in->mmap.ents[k].val].keep)
             g->ms[in->mmap.ents[k].val].used = 0;
     gd_dec_close(&in->d);
     gd_hm_free(&in->gmap);
@@ -1130,11 +1362,32 @@ static void name_input(struct mg_in *in)
                  (unsigned long long)gen->pid);
         snprintf(in->pname, sizeof in->pname, "%s", gen->pname);
         in->pid = gen->pid;
+        in->ppid = gen->ppid;
         return;
     }
     const char *b = strrchr(in->path, '/');
     snprintf(in->prefix, sizeof in->prefix, "%.*s", GT_PROC_NAME_MAX, b ? b + 1 : in->path);
     snprintf(in->pname, sizeof in->pname, "%.*s", GT_PROC_NAME_MAX, in->prefix);
+}
+
+/* Marks each input no input of the same pid starts after (an exec'd image does): its end is
+ * its process's exit. */
+static int last_images(struct mg *g)
+{
+    struct gd_hmap latest = {0}; /* pid -> the input of it that starts last */
+    int rc = 0;
+    for (size_t i = 0; i < g->n && !rc; i++) {
+        const struct mg_in *in = &g->in[i];
+        uint32_t *v = in->pid && in->state == 0 ? gd_hm_get(&latest, in->pid) : NULL;
+        if (in->pid && in->state == 0 && (!v || g->in[*v].start <= in->start))
+            rc = gd_hm_put(&latest, in->pid, (uint32_t)i) ? oom(g) : 0;
+    }
+    for (size_t i = 0; i < g->n && !rc; i++) {
+        uint32_t *v = g->in[i].pid ? gd_hm_get(&latest, g->in[i].pid) : NULL;
+        g->in[i].last_image = v && *v == i;
+    }
+    gd_hm_free(&latest);
+    return rc;
 }
 
 /* First pass: each input's first event time and name; the inputs stay closed, so that only the
@@ -1154,7 +1407,7 @@ static int scan(struct mg *g)
         if (rc < 0) return g->bad = i, -1;
         in->state = rc > 0 ? 0 : 2;
     }
-    return 0;
+    return last_images(g);
 }
 
 /* Writes input i's next event (opening it first if it was not), then reads its following one:

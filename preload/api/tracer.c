@@ -17,6 +17,7 @@
 #include "plainlock.h"
 #include "regions.h"
 #include "syncobj.h"
+#include "syncobj_encode.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -610,8 +611,10 @@ GOTRACE_API_FN void tr_fd_waited(struct gt_thread *self, int fd)
 
 /* ---- annotations: user tasks, regions, logs, thread names (docs/annotations.md) ---- */
 
-GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
-                                 unsigned strs)
+/* tr_user_event at time ts (gt_now's; 0: now). An earlier ts than the thread's last event is
+ * written as that one's (the writer never lets a thread's time go down). */
+static int user_event_at(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
+                         unsigned strs, uint64_t ts)
 {
     if (g_state(self) != GO_G_RUNNING || n >= GT_EV_MAX_ARGS) return 0;
     struct call c = acquire(self);
@@ -621,6 +624,7 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     a[n] = stack_capture(self->stk.memo);
     struct gt_writer w;
     wr_begin(&w, self);
+    w.ts = ts;
     wr_p_touch(&w);
     wr_g_touch(&w);
     wr_label_if_due(&w);
@@ -633,11 +637,40 @@ GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, co
     return 1;
 }
 
-GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+GOTRACE_API_FN int tr_user_event(struct gt_thread *self, uint8_t type, int n, const uint64_t *args,
+                                 unsigned strs)
+{
+    return user_event_at(self, type, n, args, strs, 0);
+}
+
+GOTRACE_API_FN int tr_log_at(struct gt_thread *self, const char *key, const char *text, uint64_t ts)
 {
     if (g_state(self) != GO_G_RUNNING) return 0;
     uint64_t args[3] = {0, tr_string(self, key, 64), tr_string(self, text, 256)};
-    return tr_user_event(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2);
+    return user_event_at(self, GO_EV_USER_LOG, 3, args, 1u << 1 | 1u << 2, ts);
+}
+
+GOTRACE_API_FN int tr_log(struct gt_thread *self, const char *key, const char *text)
+{
+    return tr_log_at(self, key, text, 0);
+}
+
+GOTRACE_API_FN uint64_t tr_clock(void)
+{
+    return gt_now();
+}
+
+GOTRACE_API_FN void tr_post_shared(struct gt_thread *self, const char *kind, const void *obj,
+                                   uint64_t ts)
+{
+    if (g_state(self) != GO_G_RUNNING) return;
+    int saved = errno;
+    char name[200], text[256];
+    if (so_shared_name_now((uintptr_t)obj, name, sizeof name) > 0) {
+        snprintf(text, sizeof text, "%s %s", kind, name);
+        tr_log_at(self, "gotrace.post", text, ts);
+    }
+    errno = saved;
 }
 
 GOTRACE_API_FN void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name)

@@ -154,6 +154,16 @@ void tr_region_begin(struct gt_thread *self, uint64_t task, uint64_t name);
  * processes") with text and the caller's stack; 1 if written. For process events and the end of
  * waits that blocked, never on the path of a call that does not wait. */
 int tr_log(struct gt_thread *self, const char *key, const char *text);
+/* The same at time ts (tr_clock's, taken before the call the log is about: a kill's log is
+ * timed before the signal could wake its receiver, so a merged trace orders them). */
+int tr_log_at(struct gt_thread *self, const char *key, const char *text, uint64_t ts);
+/* The tracer's clock now (the events' time base). */
+uint64_t tr_clock(void);
+/* A post (kind: "semaphore") at ts (tr_clock) on obj in a shared mapping that processes wait
+ * on (glibc's waiter count said so): a gotrace.post log naming it as its waits' reasons do
+ * ("semaphore shared FILE+0xOFF [MAJ:MIN INODE]"), by which a merged trace links the waiter in
+ * another process (docs/processes.md). One read of /proc/self/maps, paid only then. */
+void tr_post_shared(struct gt_thread *self, const char *kind, const void *obj, uint64_t ts);
 void tr_region_end(struct gt_thread *self, uint64_t task, uint64_t name, const char *text);
 /* The string id of s (at most max bytes; 0 for NULL or ""), interned by self as the tracer. */
 uint64_t tr_string(struct gt_thread *self, const char *s, size_t max);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NOT_STATIC UINT64_MAX /* an object's name word: it has no static name */
@@ -108,17 +109,16 @@ static struct shared_map {
 } shared_maps[MAX_SHARED];
 static int nshared, maps_stale = 1;
 
-/* One line of /proc/self/maps into shared_maps if its mapping is shared. */
-static void shared_line(const char *line)
+/* One line of /proc/self/maps as *m: 1 if its mapping is shared, else 0. */
+static int parse_shared(const char *line, struct shared_map *out)
 {
     struct shared_map m;
     char perms[8];
     int pos = 0;
-    if (nshared >= MAX_SHARED ||
-        sscanf(line, "%lx-%lx %7s %llx %x:%x %llu %n", &m.lo, &m.hi, perms, &m.off, &m.dev_major,
+    if (sscanf(line, "%lx-%lx %7s %llx %x:%x %llu %n", &m.lo, &m.hi, perms, &m.off, &m.dev_major,
                &m.dev_minor, &m.ino, &pos) < 7 ||
         perms[3] != 's')
-        return;
+        return 0;
     const char *path = line + pos;
     size_t len = strcspn(path, "\n");
     const char *del = strstr(path, " (deleted)"); /* unlinked since: still the same inode */
@@ -127,7 +127,44 @@ static void shared_line(const char *line)
         (m.dev_major == 0 && m.dev_minor == 1 && del && !strncmp(path, "/dev/zero", len)))
         len = 0; /* shared anonymous memory (or a path too long) */
     snprintf(m.path, sizeof m.path, "%.*s", (int)len, path);
-    shared_maps[nshared++] = m;
+    *out = m;
+    return 1;
+}
+
+/* One line of /proc/self/maps into shared_maps if its mapping is shared. */
+static void shared_line(const char *line)
+{
+    if (nshared < MAX_SHARED && parse_shared(line, &shared_maps[nshared])) nshared++;
+}
+
+/* m's name for the object at addr in it (shared_name's form); its length. */
+static int map_name(const struct shared_map *m, uintptr_t addr, char *buf, size_t cap)
+{
+    unsigned long long off = m->off + (addr - m->lo);
+    int n = snprintf(buf, cap, "shared %s+0x%llx [%02x:%02x %llu]", m->path[0] ? m->path : "anon",
+                     off, m->dev_major, m->dev_minor, m->ino);
+    return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
+}
+
+int so_shared_name_now(uintptr_t addr, char *buf, size_t cap)
+{
+    char chunk[1024], line[512];
+    size_t ll = 0;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC), k = 0;
+    if (fd < 0) return 0;
+    ssize_t n;
+    while (!k && (n = syscall(SYS_read, fd, chunk, sizeof chunk)) > 0)
+        for (ssize_t i = 0; i < n && !k; i++) {
+            if (ll < sizeof line - 1) line[ll++] = chunk[i];
+            if (chunk[i] != '\n') continue;
+            line[ll] = 0;
+            ll = 0;
+            struct shared_map m;
+            if (parse_shared(line, &m) && addr >= m.lo && addr < m.hi)
+                k = map_name(&m, addr, buf, cap);
+        }
+    syscall(SYS_close, fd);
+    return k;
 }
 
 /* Reads the shared mappings anew (the flusher's own read: no hook traces it). */
@@ -159,14 +196,9 @@ static void shared_read(void)
 static int shared_name(uintptr_t addr, char *buf, size_t cap)
 {
     if (maps_stale) shared_read();
-    for (int i = 0; i < nshared; i++) {
-        const struct shared_map *m = &shared_maps[i];
-        if (addr < m->lo || addr >= m->hi) continue;
-        unsigned long long off = m->off + (addr - m->lo);
-        int n = snprintf(buf, cap, "shared %s+0x%llx [%02x:%02x %llu]",
-                         m->path[0] ? m->path : "anon", off, m->dev_major, m->dev_minor, m->ino);
-        return n < 0 ? 0 : n >= (int)cap ? (int)cap - 1 : n;
-    }
+    for (int i = 0; i < nshared; i++)
+        if (addr >= shared_maps[i].lo && addr < shared_maps[i].hi)
+            return map_name(&shared_maps[i], addr, buf, cap);
     return 0;
 }
 

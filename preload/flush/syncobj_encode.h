@@ -22,6 +22,11 @@
  * Condvar is named as one ("sync: mutex 0x... first waited in app::wait_ledger (app.rs:15)"),
  * other futex words "sync: futex". Returns its length, or -1 for any other string. */
 int so_text(const char *s, size_t len, char *buf, size_t cap);
+/* The name the flusher gives the object at addr in a shared mapping ("shared FILE+0xOFF
+ * [MAJ:MIN INODE]", as in a wait's reason), looked up now in /proc/self/maps (raw system calls,
+ * no cache: any thread may call it; a few tens of us); its length, 0 if addr is not in a
+ * shared mapping. */
+int so_shared_name_now(uintptr_t addr, char *buf, size_t cap);
 /* Generation gen's records as experimental batches of file generation fg, then forgets them. */
 void so_encode(struct gt_bytes *out, uint64_t gen, uint64_t fg);
 #endif

@@ -191,9 +191,10 @@ ssize_t sigfd_read(int fd, void *buf, size_t n)
 
 /* ---- signals sent ---- */
 
-/* After signal sig was sent to pid (kill's convention): the gotrace.kill log, unless sig is 0
- * (a probe) or pid this process (a signal of its own). */
-GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig)
+/* After signal sig was sent to pid (kill's convention) by a call begun at ts (tr_clock): the
+ * gotrace.kill log, timed at ts (before the receiver could wake: a merged trace links its wait
+ * to the sender), unless sig is 0 (a probe) or pid this process (a signal of its own). */
+GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig, uint64_t ts)
 {
     if (sig <= 0 || pid == getpid()) return;
     struct gt_thread *self = tr_current();
@@ -209,20 +210,22 @@ GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig)
         snprintf(text, sizeof text, "%s to every process by %s", name, how);
     else
         snprintf(text, sizeof text, "%s to process group %d by %s", name, (int)-pid, how);
-    tr_log(self, "gotrace.kill", text);
+    tr_log_at(self, "gotrace.kill", text, ts);
     errno = saved;
 }
 
 EXPORT int kill(pid_t pid, int sig)
 {
+    uint64_t ts = tr_clock();
     int r = REAL(kill)(pid, sig);
-    if (r == 0) sent("kill", pid, sig);
+    if (r == 0) sent("kill", pid, sig, ts);
     return r;
 }
 
 EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
 {
+    uint64_t ts = tr_clock();
     int r = REAL(sigqueue)(pid, sig, value);
-    if (r == 0) sent("sigqueue", pid, sig);
+    if (r == 0) sent("sigqueue", pid, sig, ts);
     return r;
 }

@@ -398,10 +398,27 @@ EXPORT int sem_init(sem_t *s, int shared, unsigned value)
     return r;
 }
 
+/* Whether s is a process-shared semaphore that threads sleep on, by glibc's count (nptl's
+ * new_sem on 64-bit: data, the value in its low 32 bits and the waiters in its high ones, then
+ * private: FUTEX_SHARED, 128, for a process-shared one, 0 for a private one): two loads. */
+static int shared_waiters(const sem_t *s)
+{
+    const uint64_t *data = (const uint64_t *)(const void *)s;
+    const int *priv = (const int *)(const void *)(data + 1);
+    return sizeof(void *) == 8 && *priv != 0 && __atomic_load_n(data, __ATOMIC_RELAXED) >> 32;
+}
+
+/* A post that a process-shared semaphore's sleepers wait for writes a gotrace.post log (timed
+ * before the post, so before the waiter wakes) that a merged trace links them by: another
+ * process's waiter is known to nobody here (docs/processes.md, "Waits across processes"). */
 EXPORT int sem_post(sem_t *s)
 {
     POST_WAKES(s, 1);
-    return REAL(sem_post)(s);
+    struct gt_thread *self = shared_waiters(s) ? tr_current() : NULL;
+    uint64_t ts = self ? tr_clock() : 0;
+    int r = REAL(sem_post)(s);
+    if (self && r == 0) tr_post_shared(self, "semaphore", s, ts);
+    return r;
 }
 
 /* ---- barriers ---- */

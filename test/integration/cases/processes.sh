@@ -8,7 +8,7 @@
 #   sort, gzip before uniq), and the merged trace keeps that order;
 # - `make -j2` building a tiny C project (test/integration/mkproj): make, 4 gcc drivers, 3 cc1
 #   and 3 as, one collect2 and one ld, one thread each; the link starts after every compile
-#   and assembly ended;
+#   and assembly ended; make's critical path runs through the link (ld) and a compile (cc1);
 # - Python multiprocessing Pool(2) with fork (3 processes: the pool's, with its main thread and 3
 #   handler threads, and 2 workers of one thread) and with spawn (4: the resource tracker too);
 #   system('/bin/true') and popen('/bin/echo hi'): a shell each, and true and echo;
@@ -112,6 +112,16 @@ link=$(first_line make.dump "$(gid_of make.trace "$(images make.trace | awk '/^c
 for img in $(images make.trace | awk '/^(cc1|as)\[/ { print $1 }'); do
     end=$(last_line make.dump "$(gid_of make.trace "$img")")
     [ "$link" -gt "$end" ] || fail "the link starts at event $link, before $img ended ($end)"
+done
+# critical-path's default target is make's main thread, and the chain crosses into the
+# processes make waited for: the link (ld) and, before it, a compile (cc1): through the waits
+# for children and, at each child's start, back to its parent (docs/processes.md)
+"$G" critical-path make.trace >make.cp || fail "critical-path of make -j2 failed"
+head -1 make.cp | grep -q "^critical path of the main thread make\[[0-9]*\] main " ||
+    fail "critical-path's target: $(head -1 make.cp)"
+for img in ld cc1; do
+    sed -n '/^by thread:/,/^$/p' make.cp | grep -q " $img\[[0-9]*\] main " ||
+        fail "no $img on make's critical path: $(sed -n '/^by thread:/,/^$/p' make.cp | tr '\n' ' ')"
 done
 
 # 3. Python multiprocessing, fork and spawn.

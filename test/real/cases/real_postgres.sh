@@ -4,7 +4,8 @@
 # threads, 400 transactions each). Checks: pgbench's transactions all done; the merged trace
 # and one per process (at least the postmaster, its 5 helpers and the 4 backends) valid; in the
 # merged trace, backends (`postgres[PID]` threads) wait in PGSemaphoreLock (PostgreSQL's
-# lightweight locks); no live file left.
+# lightweight locks), and such semaphore waits are woken by another postgres process (the
+# poster's gotrace.post log); no live file left.
 # itest-timeout: 240
 source "$GT_ROOT/test/real/lib_real.sh"
 GT_DECODER=$GT_BUILD/gotrace
@@ -38,5 +39,10 @@ echo "$n processes traced"
 no_live_files "$traces"
 "$GT_DECODER" contention "$tr" >"$tr.con" || fail "gotrace contention failed"
 assert_ge "$(grep -c 'PGSemaphoreLock' "$tr.con" || true)" 1 "wait sites in PGSemaphoreLock (lightweight locks)"
+# a backend's semaphore wait (its own semaphore in shared memory) woken by the process that
+# posted it: another postgres process, by its gotrace.post log (docs/processes.md)
+woken=$(awk '/^#/ { sem = index($0, "sync: semaphore shared ") > 0 }
+             sem && /woken by:/ && /postgres\[[0-9]+\] / { n++ } END { print n + 0 }' "$tr.con")
+assert_ge "$woken" 1 "semaphore wait sites woken by another postgres process"
 "$GT_DECODER" summary "$tr" >"$tr.sum" || fail "gotrace summary failed"
 assert_ge "$(grep -c '^postgres\[[0-9]*\] ' "$tr.sum" || true)" 10 "postgres[PID] threads in the merged summary"

@@ -1,0 +1,97 @@
+# xproc: waits that another process of the tree ended, linked to the thread that ended them in
+# the merged trace (progs/xproc.c; docs/processes.md "Waits across processes"). Each child acts
+# only once its parent sleeps in the expected kernel function, so every wait really blocks.
+# Checks, each merged trace validated, the program's output as untraced:
+# - child: main's waitpid for a child that computes is woken, in the merged trace, by the
+#   child's main thread (its last), in Go's events (a GoUnblock on that thread, so `go tool
+#   trace` links them too), in contention ("woken by: xproc[KID] main (exited)") and summary
+#   ("100% ended by xproc[KID] main (exited)"); the wait
+#   lasts until main's own return from waitpid; main's own trace still says "(child KID
+#   exited, status 0)";
+# - signal: main's sigsuspend is woken by the thread of the child that sent the SIGUSR1
+#   (contention, summary);
+# - sem: main's sem_wait on a process-shared semaphore (shared anonymous memory) is woken by
+#   the child that posted it (its gotrace.post log): contention and locks --holders name it;
+# - two: main waits for child "first", then child "second": critical-path's default target is
+#   the root process's main thread and its path crosses into both children (their work
+#   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
+# itest-timeout: 120
+
+prog=$(build_prog xproc)
+G=$GT_BUILD/gotrace
+cd "$CASE_DIR"
+
+for mode in child signal two sem; do
+    rm -f "plain.$mode.pids" "$mode.pids"
+    plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
+    expect_status "xproc $mode untraced" 0
+    assert_eq "$(cat "$RUN_OUT")" ok "untraced $mode output"
+    rc=0
+    "$G" record -o "$mode.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids" >"$mode.out" \
+        2>"$mode.err" || rc=$?
+    assert_eq "$rc" 0 "record's status for xproc $mode"
+    assert_eq "$(cat "$mode.out")" ok "traced $mode output"
+    validate "$mode.trace"
+done
+
+# gid TRACE NAME: the goroutine id of the thread NAME ("xproc[123] main") in TRACE's summary.
+gid() { "$G" summary "$1" | awk -v n="$2" '$1 " " $2 == n { print $3; exit }'; }
+# site_wakers TRACE REASON: contention's "woken by" line of the wait site with that reason.
+site_wakers() {
+    "$G" contention "$1" | awk -v r="$2" '/^#/ { on = index($0, "  " r "  ") > 0 }
+                                          on && /woken by:/ { print; exit }'
+}
+
+# ---- child ----
+kid=$(awk '$1 == "computer" { print $2 }' child.pids)
+main=$(ls child.trace.d/*.trace | grep -v "/$kid.trace")
+mpid=$(basename "$main" .trace)
+assert_eq "$(site_wakers child.trace "wait: child $kid")" "  woken by: xproc[$kid] main (exited) (1)" \
+    "the wait for the child, woken by its main thread"
+kg=$(gid child.trace "xproc[$kid] main")
+mg=$(gid child.trace "xproc[$mpid] main")
+[ -n "$kg" ] && [ -n "$mg" ] || fail "no threads xproc[$kid] main and xproc[$mpid] main"
+assert_eq "$("$G" dump child.trace | grep -c " G=$kg GoUnblock g=$mg ")" 1 \
+    "a GoUnblock of main's thread on the child's"
+"$G" summary child.trace | grep -q "^    blocked on wait: child $kid .* in 1 waits, 100% ended by xproc\[$kid\] main (exited)\$" ||
+    fail "summary does not name the child as the wait's end: $("$G" summary child.trace | grep 'wait: child')"
+# the wait ends at main's own return: it is not runnable while the child still exits
+end_wait=$("$G" dump child.trace | awk -v g="$mg" '$4 == "G=" g && $5 == "UserLog" && /gotrace.ended/ { print $1 }')
+unblock=$("$G" dump child.trace | awk -v g="$kg" -v w="$mg" '$4 == "G=" g && $5 == "GoUnblock" && $6 == "g=" w { print $1 }')
+destroy=$("$G" dump child.trace | awk -v g="$kg" '$4 == "G=" g && $5 == "GoDestroy" { print $1 }')
+[ -n "$end_wait" ] && [ -n "$unblock" ] && [ -n "$destroy" ] || fail "no gotrace.ended, unblock or exit"
+assert_le "$unblock" "$end_wait" "the unblock before main's return"
+assert_le "$unblock" "$destroy" "the unblock before the child's end"
+"$G" contention "$main" | grep -q "woken by: (child $kid exited, status 0) (1)" ||
+    fail "main's own trace does not show the child's exit as the wait's end"
+
+# ---- signal ----
+snd=$(awk '$1 == "sender" { print $2 }' signal.pids)
+assert_eq "$(site_wakers signal.trace "signal: sigsuspend")" "  woken by: xproc[$snd] main (1)" \
+    "sigsuspend woken by the sender's thread"
+"$G" summary signal.trace | grep -q "^    blocked on signal: sigsuspend .* in 1 waits, 100% ended by xproc\[$snd\] main\$" ||
+    fail "summary does not name the sender: $("$G" summary signal.trace | grep 'sigsuspend')"
+
+# ---- two ----
+first=$(awk '$1 == "first" { print $2 }' two.pids)
+second=$(awk '$1 == "second" { print $2 }' two.pids)
+"$G" critical-path two.trace >two.cp || fail "critical-path failed"
+head -1 two.cp | grep -q "^critical path of the main thread xproc\[[0-9]*\] main (G1): " ||
+    fail "critical-path's target: $(head -1 two.cp)"
+root=$(head -1 two.cp | sed 's/.*xproc\[\([0-9]*\)\] main.*/\1/')
+assert_true "root is neither child" [ "$root" != "$first" ] && [ "$root" != "$second" ]
+# shares of each child's work thread: each at least 30 ms (40 ms of CPU each, on the path)
+for k in "$first" "$second"; do
+    ms=$(awk -v n="xproc[$k] work" '/^by thread:/ { on = 1; next } /^$/ { on = 0 }
+        on && index($0, n) { v = $2; if (v ~ /ms$/) print int(v); else if (v ~ /s$/) print int(v * 1000); else print 0 }' two.cp)
+    assert_ge "${ms:-0}" 30 "critical path share of xproc[$k] work (ms)"
+done
+
+# ---- sem ----
+poster=$(awk '$1 == "poster" { print $2 }' sem.pids)
+reason=$("$G" dump sem.trace | sed -n 's/.* GoBlock reason="\(sync: semaphore shared anon+0x0 [^"]*\)".*/\1/p')
+assert_eq "$(echo "$reason" | grep -c .)" 1 "main's wait on the shared semaphore"
+assert_eq "$(site_wakers sem.trace "$reason")" "  woken by: xproc[$poster] main (1)" \
+    "the semaphore wait woken by the poster's thread"
+"$G" locks --holders sem.trace | grep -q "^  posted by xproc\[$poster\] main (G[0-9]*): " ||
+    fail "locks --holders does not name the poster: $("$G" locks --holders sem.trace | grep -i posted)"
