@@ -69,6 +69,30 @@ static int open_tmp(struct gd_sink *s)
     return -1;
 }
 
+/* The path a file written at path lands at, malloc'd: path itself, or for a symbolic link,
+ * its target, followed link by link (a relative target from the link's directory) as open(2)
+ * does, so a link to a file not made yet is written through, as a shell's `>` does; NULL with
+ * errno set (ELOOP after 40 links, as the kernel; ENAMETOOLONG). */
+static char *link_target(const char *path)
+{
+    char cur[PATH_MAX], t[PATH_MAX];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) goto too_long;
+    for (int hop = 0; hop < 40; hop++) {
+        ssize_t n = readlink(cur, t, sizeof t - 1);
+        if (n < 0) return strdup(cur); /* not a link (or nothing there): the path itself */
+        t[n] = 0;
+        char *slash = strrchr(cur, '/');
+        size_t dir = t[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        if (dir + (size_t)n >= sizeof cur) goto too_long;
+        memcpy(cur + dir, t, (size_t)n + 1);
+    }
+    errno = ELOOP;
+    return NULL;
+too_long:
+    errno = ENAMETOOLONG;
+    return NULL;
+}
+
 /* The file descriptor the output goes to, or -1 with errno set. */
 static int open_dest(struct gd_sink *s, const char *path)
 {
@@ -77,8 +101,8 @@ static int open_dest(struct gd_sink *s, const char *path)
     /* Write through a symbolic link to its target, not over the link: rename(2) onto the
      * link's path would replace the link itself with a regular file. realpath also puts the
      * temporary file in the target's directory, on the target's file system. A path that does
-     * not resolve (a new file, or a link to nothing) is used as given. */
-    s->dest = strdup(realpath(path, real) ? real : path);
+     * not resolve (a new file, or a link to a file not made yet) is its link target. */
+    s->dest = realpath(path, real) ? strdup(real) : link_target(path);
     if (!s->dest) return -1;
     /* A device or a FIFO (-o /dev/stdout, a named pipe a viewer reads) is written directly:
      * it has no old content to protect, and renaming a file over its name would replace the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # safety.sh: output safety and honest errors of the commands (issue 21, item 6); run by run.sh.
 #   usage: safety.sh GOTRACE GOTRACERAW
-# Checks: an output file never replaces the input (same path, symbolic or hard link); a failed
+# Checks: an output file never replaces the input (same path, symbolic or hard link), nor a
+# symbolic link it is written through (to a file made or not yet); a failed
 # command leaves no output file (an old one stays as it was) and no temporary file, and with
 # -o - no closed JSON document; unreadable inputs and unwritable outputs exit 3 with their own
 # message (not "bad trace"); a goroutine created blocked is labelled so and every thread's
@@ -54,6 +55,12 @@ for tpl in "${writers[@]}"; do
   ln -sf target.out via.out
   [ "$(run "$tpl" good.trace via.out)" = 0 ] && [ -L via.out ] && [ "$(cat target.out)" != old ] &&
     ok || bad "$c: -o a symbolic link must write its target and keep the link"
+  rm -f new.out && ln -sf new.out via-new.out
+  [ "$(run "$tpl" good.trace via-new.out)" = 0 ] && [ -L via-new.out ] && [ -s new.out ] &&
+    ok || bad "$c: -o a symbolic link to a file not made yet must make it and keep the link"
+  ln -sf nodir/x.out via-nodir.out
+  [ "$(run "$tpl" good.trace via-nodir.out)" = 3 ] && [ -L via-nodir.out ] && ok ||
+    bad "$c: -o a symbolic link into a missing directory: want status 3, the link kept"
   [ "$(run "$tpl" good.trace /dev/full)" = 3 ] && grep -q "cannot write" err && ok ||
     bad "$c: -o /dev/full: want status 3 and 'cannot write'"
   [ "$(run "$tpl" good.trace nodir/x.out)" = 3 ] && grep -q "cannot create" err && ok ||
