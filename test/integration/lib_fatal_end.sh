@@ -16,3 +16,17 @@ wait_count() {
     done
     fail "$2 sleeps not done within 30 s"
 }
+
+# kill_forked_child COUNTS: after fatal_end's `fork` mode was started with trace_start_bg (its
+# child counts into COUNTS and writes its pid to COUNTS.pid): waits (bounded) for the child and
+# its first 20 sleeps, kills it with SIGKILL and waits for the parent, which must exit 0. Sets
+# CHILD to the child's pid.
+kill_forked_child() {
+    local i parent=$RUN_PID
+    for ((i = 0; i < 600; i++)); do [ -s "$1.pid" ] && break; sleep 0.05; done
+    CHILD=$(cat "$1.pid")
+    wait_count "$1" 20 "$CHILD"
+    kill -KILL "$CHILD"
+    wait "$parent" || fail "the forking parent exited with status $?"
+    GT_BG_PIDS=()
+}

@@ -61,13 +61,8 @@ assert_ge "$(($(sleeps "$z.trace") * 1000))" "$(($(counted "$z.counts") * 999))"
 rm -f "$CASE_DIR"/never.* "$CASE_DIR/never.counts.pid"
 trace_start_bg never "GOTRACE_OUT=$CASE_DIR/never.%p.trace" GOTRACE_PERIOD_MS=600000 -- \
     "$prog" fork "$CASE_DIR/never.counts"
-parent=$RUN_PID
-for ((i = 0; i < 600; i++)); do [ -s "$CASE_DIR/never.counts.pid" ] && break; sleep 0.05; done
-child=$(cat "$CASE_DIR/never.counts.pid")
-wait_count "$CASE_DIR/never.counts" 20 "$child"
-kill -KILL "$child"
-wait "$parent" || fail "never: the forking parent exited with status $?"
-GT_BG_PIDS=()
+kill_forked_child "$CASE_DIR/never.counts"
+child=$CHILD
 [ ! -e "$CASE_DIR/never.$child.trace" ] || fail "never: the child opened its trace file"
 (cd "$CASE_DIR" && "$GT_BUILD/gotrace" recover "never.$child.trace") >"$CASE_DIR/never.recover" 2>&1 ||
     fail "never: recover failed: $(head -c 400 "$CASE_DIR/never.recover")"

@@ -69,12 +69,8 @@ check_recovered later "$RUN_TRACE" "$CASE_DIR/later.counts" "$RUN_PID"
 rm -f "$CASE_DIR/child.counts.pid"
 trace_start_bg fork "GOTRACE_OUT=$CASE_DIR/fork.%p.trace" GOTRACE_PERIOD_MS=100 -- "$prog" fork "$CASE_DIR/child.counts"
 parent=$RUN_PID
-for ((i = 0; i < 600; i++)); do [ -s "$CASE_DIR/child.counts.pid" ] && break; sleep 0.05; done
-child=$(cat "$CASE_DIR/child.counts.pid")
-wait_count "$CASE_DIR/child.counts" 20 "$child"
-kill -KILL "$child"
-wait "$parent" || fail "the forking parent exited with status $?"
-GT_BG_PIDS=()
+kill_forked_child "$CASE_DIR/child.counts"
+child=$CHILD
 check_recovered fork "$CASE_DIR/fork.$child.trace" "$CASE_DIR/child.counts" "$child"
 validate "$CASE_DIR/fork.$parent.trace"
 [ ! -e "$(live_of "$parent")" ] || fail "the parent's live file is still there after its normal end"

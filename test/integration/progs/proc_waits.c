@@ -12,6 +12,7 @@
  *   waits for it, then the child holds it while main waits; main posts the semaphore the child
  *   waits on.
  * - pipes: main reads from a pipe and receives from a socketpair that a child writes to. */
+#include "children.h"
 #include "common.h"
 
 #include <errno.h>
@@ -27,17 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int ok = 1;
-#define OK(cond)                                                                                   \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);                     \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static FILE *pids;
-
 /* A child running fn, noted in the pid file as kind. */
 static pid_t child(const char *kind, void (*fn)(pid_t parent))
 {
@@ -51,12 +41,6 @@ static pid_t child(const char *kind, void (*fn)(pid_t parent))
     fprintf(pids, "%s %d\n", kind, (int)pid);
     fflush(pids);
     return pid;
-}
-
-static void reap(pid_t pid)
-{
-    int st;
-    OK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 /* ---- child: waitpid on a child doing CPU work ---- */

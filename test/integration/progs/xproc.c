@@ -8,6 +8,7 @@
  * - two: main waits for child "first", then for child "second", each computing.
  * - sem: main waits on a process-shared semaphore in shared anonymous memory that child
  *   "poster" posts. */
+#include "children.h"
 #include "common.h"
 
 #include <errno.h>
@@ -16,17 +17,6 @@
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-static int ok = 1;
-#define OK(cond)                                                                                   \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);                     \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static FILE *pids;
 
 static void *work(void *arg)
 {
@@ -88,12 +78,6 @@ static pid_t child(const char *kind, void (*fn)(pid_t parent))
     fprintf(pids, "%s %d\n", kind, (int)pid);
     fflush(pids);
     return pid;
-}
-
-static void reap(pid_t pid)
-{
-    int st;
-    OK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static volatile sig_atomic_t got;
