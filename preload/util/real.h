@@ -14,6 +14,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -105,6 +106,42 @@
     X(waitid, int, (idtype_t, id_t, siginfo_t *, int), 0)                                          \
     X(wait3, pid_t, (int *, int, struct rusage *), 0)                                              \
     X(wait4, pid_t, (pid_t, int *, int, struct rusage *), 0)                                       \
+    X(__uflow, int, (FILE *), 0)                                                                   \
+    X(__underflow, int, (FILE *), 0)                                                               \
+    X(fgetc, int, (FILE *), 0)                                                                     \
+    X(getc, int, (FILE *), 0)                                                                      \
+    X(_IO_getc, int, (FILE *), 0)                                                                  \
+    X(fgetc_unlocked, int, (FILE *), 0)                                                            \
+    X(getc_unlocked, int, (FILE *), 0)                                                             \
+    X(getchar, int, (void), 0)                                                                     \
+    X(getchar_unlocked, int, (void), 0)                                                            \
+    X(fread, size_t, (void *, size_t, size_t, FILE *), 0)                                          \
+    X(fread_unlocked, size_t, (void *, size_t, size_t, FILE *), 0)                                 \
+    X(__fread_chk, size_t, (void *, size_t, size_t, size_t, FILE *), 0)                            \
+    X(__fread_unlocked_chk, size_t, (void *, size_t, size_t, size_t, FILE *), 0)                   \
+    X(fgets, char *, (char *, int, FILE *), 0)                                                     \
+    X(fgets_unlocked, char *, (char *, int, FILE *), 0)                                            \
+    X(__fgets_chk, char *, (char *, size_t, int, FILE *), 0)                                       \
+    X(__fgets_unlocked_chk, char *, (char *, size_t, int, FILE *), 0)                              \
+    X(getdelim, ssize_t, (char **, size_t *, int, FILE *), 0)                                      \
+    X(__getdelim, ssize_t, (char **, size_t *, int, FILE *), 0)                                    \
+    X(getline, ssize_t, (char **, size_t *, FILE *), 0)                                            \
+    X(__overflow, int, (FILE *, int), 0)                                                           \
+    X(fputc, int, (int, FILE *), 0)                                                                \
+    X(putc, int, (int, FILE *), 0)                                                                 \
+    X(_IO_putc, int, (int, FILE *), 0)                                                             \
+    X(fputc_unlocked, int, (int, FILE *), 0)                                                       \
+    X(putc_unlocked, int, (int, FILE *), 0)                                                        \
+    X(putchar, int, (int), 0)                                                                      \
+    X(putchar_unlocked, int, (int), 0)                                                             \
+    X(fwrite, size_t, (const void *, size_t, size_t, FILE *), 0)                                   \
+    X(fwrite_unlocked, size_t, (const void *, size_t, size_t, FILE *), 0)                          \
+    X(fputs, int, (const char *, FILE *), 0)                                                       \
+    X(fputs_unlocked, int, (const char *, FILE *), 0)                                              \
+    X(puts, int, (const char *), 0)                                                                \
+    X(fflush, int, (FILE *), 0)                                                                    \
+    X(fflush_unlocked, int, (FILE *), 0)                                                           \
+    X(fclose, int, (FILE *), 0)                                                                    \
     X(flock, int, (int, int), 0)                                                                   \
     X(fcntl, int, (int, int, ...), 0)                                                              \
     X(fcntl64, int, (int, int, ...), 0)                                                            \

@@ -4,8 +4,8 @@
 # GOTRACE_OUT=x.%p.trace. Checked with what is known from each program's design:
 # - a shell pipeline `seq | sort -n | uniq | gzip`: 5 processes (the shell and a forked child per
 #   command, each exec'ing it), each command one thread under its own name and pid; the pipes
-#   force the order in which they end (sort cannot end before seq closed its output, uniq before
-#   sort, gzip before uniq), and the merged trace keeps that order;
+#   force an order (sort cannot end before seq's last write or close of its output, its last
+#   system call; uniq before sort's, gzip before uniq's), and the merged trace keeps it;
 # - `make -j2` building a tiny C project (test/integration/mkproj): make, 4 gcc drivers, 3 cc1
 #   and 3 as, one collect2 and one ld, one thread each; the link starts after every compile
 #   and assembly ended; make's critical path runs through the link (ld) and a compile (cc1);
@@ -41,6 +41,12 @@ count_named() {
 gid_of() { "$G" summary "$1" | awk -v n="$2" '$1 == n { print $3; exit }'; }
 # last_line / first_line DUMP GID: the line of GID's last (first) event in global order.
 last_line() { awk -v g="G=$2" '$4 == g { n = NR } END { print n + 0 }' "$1"; }
+# last_call DUMP GID: the line of GID's last GoSyscallBegin (its last write or close of its
+# output, for a filter), else of its first event.
+last_call() {
+    awk -v g="G=$2" '$4 == g && !f { f = NR } $4 == g && $5 == "GoSyscallBegin" { n = NR }
+                     END { print n ? n : f + 0 }' "$1"
+}
 first_line() { awk -v g="new_g=$2" '$0 ~ (g "( |$)") { print NR; exit }' "$1"; }
 
 # 1. The pipeline through record.
@@ -61,12 +67,16 @@ for c in seq sort uniq gzip; do
 done
 assert_eq "$(count_named run.trace sh)" 5 "sh images (the shell and its 4 children before exec)"
 "$G" dump run.trace >dump
+# Each command ends after its producer's last write or close of the pipe (its last system call:
+# the producer's own exit may come later, as it has nothing left to do).
 prev=0
 for c in seq sort uniq gzip; do
     img=$(images run.trace | awk -v n="$c" 'index($1, n "[") == 1 { print $1 }')
-    end=$(last_line dump "$(gid_of run.trace "$img")")
-    [ "$end" -gt "$prev" ] || fail "$img ends at event $end, before its producer (event $prev)"
-    prev=$end
+    g=$(gid_of run.trace "$img")
+    end=$(last_line dump "$g")
+    [ "$end" -gt "$prev" ] ||
+        fail "$img ends at event $end, before its producer's last system call (event $prev)"
+    prev=$(last_call dump "$g")
 done
 # The Chrome export: a process track per pid, named by its last image, each thread on its
 # process's; the report: each row's process rank, equal exactly for threads of one pid.

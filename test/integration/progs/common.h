@@ -55,14 +55,11 @@ static inline unsigned long spin_cpu_ms(double ms)
     return spin_on(CLOCK_THREAD_CPUTIME_ID, ms);
 }
 
-/* In a forked child: returns once process pid (its parent) sleeps in the kernel function whose
- * name contains where (/proc/PID/wchan: "do_wait" in a wait for a child, "sigsuspend",
- * "do_sigtimedwait", "futex_wait"), so that the parent's call has really begun to wait. Raw
- * system calls: the child records nothing through them. */
-static inline void until_sleeping_in(int pid, const char *where)
+/* Returns once the file at path (a /proc file) holds where. Raw system calls: a forked child
+ * records nothing through them. */
+static inline void until_file_holds(const char *path, const char *where)
 {
-    char path[64], buf[128];
-    snprintf(path, sizeof path, "/proc/%d/wchan", pid);
+    char buf[128];
     for (;;) {
         int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
         long n = fd >= 0 ? syscall(SYS_read, fd, buf, sizeof buf - 1) : -1;
@@ -72,5 +69,15 @@ static inline void until_sleeping_in(int pid, const char *where)
         if (strstr(buf, where)) return;
         syscall(SYS_sched_yield);
     }
+}
+
+/* In a forked child: returns once process pid (its parent) sleeps in the kernel function whose
+ * name contains where (/proc/PID/wchan: "do_wait" in a wait for a child, "sigsuspend",
+ * "do_sigtimedwait", "futex_wait"), so that the parent's call has really begun to wait. */
+static inline void until_sleeping_in(int pid, const char *where)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/wchan", pid);
+    until_file_holds(path, where);
 }
 #endif
