@@ -848,15 +848,19 @@ static uint64_t tr_task(size_t i, uint64_t t)
 }
 
 /* The key of the object in a shared mapping that wait reason s ("sync: KIND shared
- * FILE+0xOFF [MAJ:MIN INO]") or gotrace.post log text s ("KIND shared ...") names: the hash
- * of its part from "shared" on, which names the object alike in every process whatever its
- * kind says (a runtime's lock on a futex word: "sync: mutex shared ..." waits, "futex shared
- * ..." is woken); 0 if s names no such object. */
+ * FILE+0xOFF [MAJ:MIN INO]") or gotrace.post log text s ("KIND shared FILE+0xOFF [...]")
+ * names: the hash of its offset, device and inode ("+0xOFF [MAJ:MIN INO]"), which identify it
+ * in every process whatever its kind says (a runtime's lock on a futex word: "sync: mutex
+ * shared ..." waits, "futex shared ..." is woken) and whatever path the file was mapped by (a
+ * sem_open'd semaphore's creator maps glibc's temporary file, others /dev/shm/sem.NAME); 0 if
+ * s names no such object. */
 static uint64_t shared_key(const char *s, uint32_t len)
 {
-    const char *end = s + len, *q = len > 2 ? memmem(s, len, " shared ", 8) : NULL;
-    if (!q || end[-1] != ']' || !memmem(q, (size_t)(end - q), "+0x", 3)) return 0;
-    return gd_strhash(q + 1, (size_t)(end - q - 1));
+    const char *end = s + len, *q = memmem(s, len, " shared ", 8), *off = NULL;
+    for (const char *p = q; p && (p = memmem(p, (size_t)(end - p), "+0x", 3)); p++)
+        off = p;
+    if (!off || end[-1] != ']') return 0;
+    return gd_strhash(off, (size_t)(end - off));
 }
 
 /* Notes what goroutine x's wait with reason sid of input in waits for, when another process

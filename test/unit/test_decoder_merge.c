@@ -253,9 +253,10 @@ static void post_link(const char *wait, const char *post, char *out, size_t cap)
     dt_free(&o);
 }
 
-/* A gotrace.post log ends another process's wait on the object it names: by its part from
- * "shared" on (a semaphore's, a condvar's, a futex word's, a runtime's mutex on a futex word
- * woken by a futex wake); a log naming another offset ends nothing (the waiter ends its wait
+/* A gotrace.post log ends another process's wait on the object it names: by its offset, device
+ * and inode (a semaphore's, a condvar's, a futex word's, a runtime's mutex on a futex word
+ * woken by a futex wake, a semaphore file mapped under two paths); a log naming another offset
+ * or inode, or an object not in a shared mapping, ends nothing (the waiter ends its wait
  * itself). */
 Test(merge, post_log_ends_wait_on_the_shared_object, .init = make_dir, .fini = remove_dir)
 {
@@ -275,6 +276,10 @@ Test(merge, post_log_ends_wait_on_the_shared_object, .init = make_dir, .fini = r
         {"sync: futex shared anon+0x40 [00:01 7]", "futex shared anon+0x40 [00:01 8]",
          "@300 M=1\n"},
         {"sync: futex 0x40", "futex 0x40", "@300 M=1\n"},
+        {"sync: semaphore shared /dev/shm/sem.q+0x0 [00:1b 5]",
+         "semaphore shared /dev/shm/sem.WwRJ2A+0x0 [00:1b 5]", "@201 M=2\n"},
+        {"sync: semaphore shared /dev/shm/sem.q+0x0 [00:1b 5]",
+         "semaphore shared /dev/shm/sem.q+0x0 [00:1b 6]", "@300 M=1\n"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char got[256];

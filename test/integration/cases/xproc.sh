@@ -12,6 +12,14 @@
 #   (contention, summary);
 # - sem: main's sem_wait on a process-shared semaphore (shared anonymous memory) is woken by
 #   the child that posted it (its gotrace.post log): contention and locks --holders name it;
+# - cond, condshm, futex, semopen: main's wait on a process-shared condvar (in shared anonymous
+#   memory; in a shm_open'd file), a futex word in shared memory (FUTEX_WAIT without the private
+#   flag) and a sem_open'd semaphore, each named by its mapping, is woken by the child that
+#   signalled, woke or posted it (its gotrace.post log, the only one: main's own wake, with
+#   nobody waiting, writes none): contention and locks --holders name it; main's own trace
+#   says the wait ended itself;
+# - rwlock: main's wait to write-lock a process-shared rwlock the child holds for writing names
+#   the child's thread as its holder (locks --holders) and its waker (contention);
 # - two: main waits for child "first", then child "second": critical-path's default target is
 #   the root process's main thread and its path crosses into both children (their work
 #   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
@@ -21,7 +29,7 @@ prog=$(build_prog xproc)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in child signal two sem; do
+for mode in child signal two sem cond condshm futex semopen rwlock; do
     rm -f "plain.$mode.pids" "$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "xproc $mode untraced" 0
@@ -95,3 +103,32 @@ assert_eq "$(site_wakers sem.trace "$reason")" "  woken by: xproc[$poster] main 
     "the semaphore wait woken by the poster's thread"
 "$G" locks --holders sem.trace | grep -q "^  posted by xproc\[$poster\] main (G[0-9]*): " ||
     fail "locks --holders does not name the poster: $("$G" locks --holders sem.trace | grep -i posted)"
+
+# ---- cond, condshm, futex, semopen, rwlock ----
+# shared MODE KIND WAIT HOW: MODE's main waits once with a reason starting WAIT, woken by child
+# KIND's main thread, which `locks --holders` says HOW ("signalled by", ...).
+shared() {
+    local mode=$1 kid reason mg own
+    kid=$(awk -v k="$2" '$1 == k { print $2 }' "$mode.pids")
+    reason=$("$G" dump "$mode.trace" | sed -n "s|.* GoBlock reason=\"\($3[^\"]*\)\".*|\1|p")
+    assert_eq "$(echo "$reason" | grep -c .)" 1 "$mode: main's wait ($3...)"
+    assert_eq "$(site_wakers "$mode.trace" "$reason")" "  woken by: xproc[$kid] main (1)" \
+        "$mode: the wait woken by the child's thread"
+    "$G" summary "$mode.trace" | grep -qF "blocked on $reason " ||
+        fail "$mode: summary has no wait on $reason"
+    "$G" locks --holders "$mode.trace" | grep -q "^  $4 xproc\[$kid\] main (G[0-9]*): " ||
+        fail "$mode: locks --holders does not say $4 the child: $("$G" locks --holders "$mode.trace")"
+    own=$(ls "$mode.trace.d"/*.trace | grep -v "/$kid.trace")
+    assert_eq "$(site_wakers "$own" "$reason")" "  woken by: (ended itself: no waker recorded) (1)" \
+        "$mode: main's own trace"
+    kg=$(gid "$mode.trace" "xproc[$kid] main")
+    posts=$("$G" dump "$mode.trace" | grep -c 'UserLog .*key="gotrace.post"')
+    [ "$mode" = rwlock ] || assert_eq "$posts" 1 "$mode: gotrace.post logs (main's wake of nobody writes none)"
+    assert_eq "$("$G" dump "$mode.trace" | grep -c " G=$kg UserLog .*key=\"gotrace.post\"")" 1 \
+        "$mode: the child's gotrace.post log"
+}
+shared cond signaller "sync: condvar shared anon+0x" "signalled by"
+shared condshm signaller "sync: condvar shared /dev/shm/gotrace-xproc\.[0-9]*+0x" "signalled by"
+shared futex waker "sync: futex shared anon+0x" "woken by"
+shared semopen poster "sync: semaphore shared /dev/shm/sem\.[^+]*+0x" "posted by"
+shared rwlock writer "sync: rwlock write shared anon+0x" "held by"
