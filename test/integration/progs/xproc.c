@@ -14,8 +14,9 @@
  * - futex: main waits (FUTEX_WAIT, not private) on a word in shared anonymous memory that child
  *   "waker" sets and wakes (woke 1); then main wakes it with nobody waiting (woke 0).
  * - semopen: main waits on a named semaphore (sem_open, /dev/shm/sem.gotrace-xproc.PID) that
- *   child "poster" opens and posts; then main posts it with nobody waiting, and unlinks it (it
- *   stays mapped until the exit: docs/processes.md).
+ *   child "poster" opens anew (mapped by that path, main by glibc's temporary file) and posts; then
+ * main posts it with nobody waiting, and unlinks it (it stays mapped until the exit:
+ * docs/processes.md).
  * - rwlock: main waits to write-lock a process-shared rwlock that child "writer" holds for
  *   writing (main starts once the child says so, through shared memory) and unlocks once main
  *   sleeps; then main unlocks it with nobody waiting. */
@@ -92,6 +93,7 @@ static struct shared {
     uint32_t word; /* futex */
 } * sh;
 static char name[64]; /* semopen: the semaphore's name */
+static sem_t *named;  /* semopen: main's */
 
 static void signal_cond(pid_t parent)
 {
@@ -116,9 +118,13 @@ static void wake_futex(pid_t parent)
     OK(futex(&sh->word, FUTEX_WAKE, 1) == 1);
 }
 
+/* Opens main's named semaphore as an unrelated process would: the one inherited closed first
+ * (else glibc returns it), so that this process maps /dev/shm/sem.NAME, where main maps the
+ * temporary file glibc made it from. */
 static void post_named(pid_t parent)
 {
     start_trace();
+    OK(sem_close(named) == 0);
     sem_t *s = sem_open(name, 0);
     OK(s != SEM_FAILED);
     until_sleeping_in(parent, "futex");
@@ -200,7 +206,7 @@ static void mode_futex(void)
 static void mode_semopen(void)
 {
     snprintf(name, sizeof name, "/gotrace-xproc.%d", (int)getpid());
-    sem_t *s = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+    sem_t *s = named = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
     OK(s != SEM_FAILED);
     pid_t pid = child("poster", post_named);
     OK(sem_wait(s) == 0);
