@@ -16,10 +16,11 @@
 #   memory; in a shm_open'd file), a futex word in shared memory (FUTEX_WAIT without the private
 #   flag) and a sem_open'd semaphore, each named by its mapping, is woken by the child that
 #   signalled, woke or posted it (its gotrace.post log, the only one: main's own wake, with
-#   nobody waiting, writes none): contention and locks --holders name it; main's own trace
-#   says the wait ended itself;
+#   nobody waiting, writes none): contention, summary and locks --holders name it (summary
+#   also when no wait of the tree left a sync record: a child whose join did not block); main's
+#   own trace says the wait ended itself;
 # - rwlock: main's wait to write-lock a process-shared rwlock the child holds for writing names
-#   the child's thread as its holder (locks --holders) and its waker (contention);
+#   the child's thread as its holder (summary, locks --holders) and its waker (contention);
 # - two: main waits for child "first", then child "second": critical-path's default target is
 #   the root process's main thread and its path crosses into both children (their work
 #   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
@@ -106,7 +107,7 @@ assert_eq "$(site_wakers sem.trace "$reason")" "  woken by: xproc[$poster] main 
 
 # ---- cond, condshm, futex, semopen, rwlock ----
 # shared MODE KIND WAIT HOW: MODE's main waits once with a reason starting WAIT, woken by child
-# KIND's main thread, which `locks --holders` says HOW ("signalled by", ...).
+# KIND's main thread, which `locks --holders` and summary say HOW ("signalled by", ...).
 shared() {
     local mode=$1 kid reason mg own
     kid=$(awk -v k="$2" '$1 == k { print $2 }' "$mode.pids")
@@ -114,8 +115,8 @@ shared() {
     assert_eq "$(echo "$reason" | grep -c .)" 1 "$mode: main's wait ($3...)"
     assert_eq "$(site_wakers "$mode.trace" "$reason")" "  woken by: xproc[$kid] main (1)" \
         "$mode: the wait woken by the child's thread"
-    "$G" summary "$mode.trace" | grep -qF "blocked on $reason " ||
-        fail "$mode: summary has no wait on $reason"
+    "$G" summary "$mode.trace" | grep -F "blocked on $reason " | grep -q "100% $4 xproc\[$kid\] main\$" ||
+        fail "$mode: summary does not say $4 the child: $("$G" summary "$mode.trace" | grep -F "$reason")"
     "$G" locks --holders "$mode.trace" | grep -q "^  $4 xproc\[$kid\] main (G[0-9]*): " ||
         fail "$mode: locks --holders does not say $4 the child: $("$G" locks --holders "$mode.trace")"
     own=$(ls "$mode.trace.d"/*.trace | grep -v "/$kid.trace")
