@@ -288,31 +288,41 @@ EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
     return r;
 }
 
-/* glibc's futex words of a rwlock that a writer's unlock wakes sleepers on (2.25 on,
- * nptl/pthread_rwlock_common.c): writers wait on __writers_futex, readers on __wrphase_futex,
- * each marked PTHREAD_RWLOCK_FUTEX_USED (2) by its sleepers. Whether the unlock of l, which self
- * holds for writing, wakes threads of another process: l is process-shared (__shared not 0),
- * a word says threads sleep, and none is queued here (those are woken here: RELEASE). */
+/* glibc's rwlock (2.25 on, nptl/pthread_rwlock_common.c): __readers counts the readers from
+ * bit 3 up (those that wait for a writer too) and has WRLOCKED (2) while a writer holds or
+ * waits to take the lock; writers sleep on __writers_futex, readers (and a writer waiting for
+ * the readers to leave) on __wrphase_futex, each marked FUTEX_USED (2) by its sleepers. */
+#define RWLOCK_READER_SHIFT 3
+#define RWLOCK_WRLOCKED 2u
 #define RWLOCK_FUTEX_USED 2u
-static int rwlock_wakes_others(const pthread_rwlock_t *l)
+
+/* Whether the unlock of process-shared rwlock l (by its writer when writer, else by a reader)
+ * wakes threads that sleep in another process: a writer's when a futex word says threads
+ * sleep; a reader's when it is the last reader and a writer sleeps until the readers leave;
+ * in both cases none is queued here (those are woken here: RELEASE). */
+static int rwlock_wakes_others(const pthread_rwlock_t *l, int writer)
 {
-    return l->__data.__shared &&
-           ((__atomic_load_n(&l->__data.__writers_futex, __ATOMIC_RELAXED) |
-             __atomic_load_n(&l->__data.__wrphase_futex, __ATOMIC_RELAXED)) &
-            RWLOCK_FUTEX_USED) &&
-           !waitq_queued((void *)l);
+    unsigned wf = __atomic_load_n(&l->__data.__wrphase_futex, __ATOMIC_RELAXED), used;
+    if (writer) {
+        used = (__atomic_load_n(&l->__data.__writers_futex, __ATOMIC_RELAXED) | wf) &
+               RWLOCK_FUTEX_USED;
+    } else {
+        unsigned r = __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED);
+        used = r >> RWLOCK_READER_SHIFT == 1 && (r & RWLOCK_WRLOCKED) && (wf & RWLOCK_FUTEX_USED);
+    }
+    return used && !waitq_queued((void *)l);
 }
 
-/* A writer's unlock frees the lock; a reader's may leave other readers holding it. A writer's
- * unlock of a process-shared rwlock that threads of another process sleep on writes a
- * gotrace.post log (timed before it) that a merged trace links them by (docs/processes.md);
- * a reader's is not linked (glibc does not say whether it is the last reader). */
+/* A writer's unlock frees the lock; a reader's may leave other readers holding it. An unlock of
+ * a process-shared rwlock (__shared not 0: one load) that wakes threads of another process
+ * writes a gotrace.post log (timed before it) that a merged trace links them by
+ * (docs/processes.md). */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
     if (LOCK_ON()) tr_lock_dropped(l);
     struct gt_thread *self = tr_current();
     int writer = self && writer_of(l, self);
-    uint64_t ts = writer && rwlock_wakes_others(l) ? tr_clock() : 0;
+    uint64_t ts = self && l->__data.__shared && rwlock_wakes_others(l, writer) ? tr_clock() : 0;
     int r = RELEASE(self, writer, l, REAL(pthread_rwlock_unlock)(l));
     if (ts && r == 0) tr_post_shared(self, "rwlock", l, ts);
     return r;

@@ -19,7 +19,8 @@
  * docs/processes.md).
  * - rwlock: main waits to write-lock a process-shared rwlock that child "writer" holds for
  *   writing (main starts once the child says so, through shared memory) and unlocks once main
- *   sleeps; then main unlocks it with nobody waiting. */
+ *   sleeps; then main unlocks it with nobody waiting.
+ * - rdlock: the same with child "reader" holding it for reading. */
 #include "children.h"
 #include "common.h"
 
@@ -138,10 +139,12 @@ static void post_named(pid_t parent)
     OK(sem_post(s) == 0 && sem_close(s) == 0);
 }
 
+static int reading; /* rdlock: the child holds the rwlock for reading */
+
 static void hold_rwlock(pid_t parent)
 {
     start_trace();
-    OK(pthread_rwlock_wrlock(&sh->l) == 0);
+    OK((reading ? pthread_rwlock_rdlock(&sh->l) : pthread_rwlock_wrlock(&sh->l)) == 0);
     __atomic_store_n(&sh->flag, 1, __ATOMIC_SEQ_CST);
     until_sleeping_in(parent, "futex");
     OK(pthread_rwlock_unlock(&sh->l) == 0);
@@ -222,10 +225,11 @@ static void mode_semopen(void)
     reap(pid);
 }
 
-static void mode_rwlock(void)
+static void mode_rwlock(int read)
 {
     map_shared(0);
-    pid_t pid = child("writer", hold_rwlock);
+    reading = read;
+    pid_t pid = child(read ? "reader" : "writer", hold_rwlock);
     while (!__atomic_load_n(&sh->flag, __ATOMIC_SEQ_CST))
         sched_yield();
     OK(pthread_rwlock_wrlock(&sh->l) == 0);
@@ -276,8 +280,8 @@ int main(int argc, char **argv)
         mode_futex();
     } else if (!strcmp(mode, "semopen")) {
         mode_semopen();
-    } else if (!strcmp(mode, "rwlock")) {
-        mode_rwlock();
+    } else if (!strcmp(mode, "rwlock") || !strcmp(mode, "rdlock")) {
+        mode_rwlock(!strcmp(mode, "rdlock"));
     } else {
         return 2;
     }
