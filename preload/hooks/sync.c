@@ -11,7 +11,8 @@
  * waiter of a broadcast condvar or of a barrier it completes. A wake of a process-shared
  * condvar, semaphore or rwlock that glibc says threads of another process sleep on writes a
  * gotrace.post log naming the object for a merged trace to link them by. glibc objects are only
- * read (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
+ * read (lock word, owner and recursion count of a mutex, writer, readers and futex words of a
+ * rwlock, waiter counts of a condvar and a semaphore, count of a barrier),
  * never written, except by the hooks' own take (and, while the program has one thread,
  * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
 #include "clock.h"
