@@ -25,8 +25,9 @@
  *   that ended itself (GD_WAKER_SELF) after a release inside it is noted by site and last
  *   releaser (freed: contention).
  * - With holders_only (summary, contention, export), nothing is followed before the trace's
- *   first records: a wait then can have no holder, and every generation states its running
- *   threads (GoStatus with their M) before its records, so nothing is lost by starting late.
+ *   first records (in a merged trace, from its start): a wait then can have no holder, and
+ *   every generation states its running threads (GoStatus with their M) before its records,
+ *   so nothing is lost by starting late.
  * Invariants: a wait's blamed parts sum to its length (wait_ended splits [start, end] at the
  *   releases inside it); memory grows with objects, holders, sites and releases, not with
  *   events (the intervals, kept only for the critical path, are bounded by iv_budget). */
@@ -585,6 +586,14 @@ static struct hd_rec *record_of(struct hd *s, uint64_t m, int64_t t)
 
 /* ---- callbacks ---- */
 
+/* Whether waits are followed yet: with holders_only, from the trace's first records on, or
+ * from the start in a merged trace (a process's waits on shared condvars and semaphores,
+ * which have no records, are ended by another process's thread: gotrace merge). */
+static int following(const struct hd *s)
+{
+    return !s->holders_only || s->any_records || s->a.multi;
+}
+
 static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, int64_t start,
                      int64_t end)
 {
@@ -594,7 +603,7 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     if (pw) gblame(s, (uint64_t)gi << 32 | g->reason, g->ended_by, end - start);
     uint64_t cpid = pw == 1 ? a->gs[g->ended_by].pid : 0;
     if (cpid && !gd_hm_get(&s->exitwait, cpid)) gd_hm_put(&s->exitwait, cpid, gi);
-    if (s->holders_only && !s->any_records) return; /* nothing to blame yet */
+    if (!following(s)) return; /* nothing to blame yet */
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
     uint32_t obj = HD_NONE, holder = HD_NONE;
@@ -744,7 +753,7 @@ static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_ge
 {
     /* Before the first records, holders only: every generation states the threads that run
      * (GoStatus with their M) before its records, which then find their holders. */
-    if (s->holders_only && !s->any_records) return 0;
+    if (!following(s)) return 0;
     /* The goroutine each thread runs changes only at these (hashing every event is slow). */
     uint64_t m = GD_NONE, on = 0;
     if (ev->type == GO_EV_GO_START || ev->type == GO_EV_GO_CREATE_SYSCALL)

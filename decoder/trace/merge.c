@@ -55,7 +55,7 @@ struct mg_g { /* a live output goroutine */
      * own (the waiter's, when its call returned) is dropped. */
     int64_t wpid;
     uint8_t wsig, early;
-    uint64_t wobj;   /* a wait on a semaphore in a shared mapping: its reason's hash, else 0 */
+    uint64_t wobj;   /* a wait on an object in a shared mapping: shared_key, else 0 */
     uint64_t exiter; /* the last thread of the child whose exit ended its wait (keep_exiter) */
 };
 #define MG_ANY_CHILD (-1)
@@ -847,6 +847,22 @@ static uint64_t tr_task(size_t i, uint64_t t)
     return t == 0 || t == GD_NONE ? 0 : t + ((uint64_t)(i + 1) << MG_TASK_SHIFT);
 }
 
+/* The key of the object in a shared mapping that wait reason s ("sync: KIND shared
+ * FILE+0xOFF [MAJ:MIN INO]") or gotrace.post log text s ("KIND shared FILE+0xOFF [...]")
+ * names: the hash of its offset, device and inode ("+0xOFF [MAJ:MIN INO]"), which identify it
+ * in every process whatever its kind says (a runtime's lock on a futex word: "sync: mutex
+ * shared ..." waits, "futex shared ..." is woken) and whatever path the file was mapped by (a
+ * sem_open'd semaphore's creator maps glibc's temporary file, others /dev/shm/sem.NAME); 0 if
+ * s names no such object. */
+static uint64_t shared_key(const char *s, uint32_t len)
+{
+    const char *end = s + len, *q = memmem(s, len, " shared ", 8), *off = NULL;
+    for (const char *p = q; p && (p = memmem(p, (size_t)(end - p), "+0x", 3)); p++)
+        off = p;
+    if (!off || end[-1] != ']') return 0;
+    return gd_strhash(off, (size_t)(end - off));
+}
+
 /* Notes what goroutine x's wait with reason sid of input in waits for, when another process
  * of the tree may end it: a child ("wait: child PID", "wait: any child", "wait: any child of
  * its group": any child, its group not known here) or a signal ("signal: sigsuspend", ...:
@@ -857,7 +873,7 @@ static void note_wait(const struct mg_in *in, uint64_t sid, struct mg_g *x)
     const char *s = sid ? gd_str(&in->d.gen, sid, &len) : NULL;
     x->wpid = 0;
     x->wsig = s && len > 8 && !memcmp(s, "signal: ", 8);
-    x->wobj = s && len > 23 && !memcmp(s, "sync: semaphore shared ", 23) ? gd_strhash(s, len) : 0;
+    x->wobj = s && len > 6 && !memcmp(s, "sync: ", 6) ? shared_key(s, len) : 0;
     if (!s || len < 12 || memcmp(s, "wait: ", 6)) return;
     if (len > 12 && !memcmp(s, "wait: child ", 12)) {
         uint64_t pid = 0;
@@ -896,8 +912,9 @@ static uint64_t kill_pid(const char *s, uint32_t len)
 }
 
 /* What a UserLog ev of input in says another process's wait ended by: 1 a gotrace.kill log
- * (*key: the pid signalled), 2 a gotrace.post log (*key: the hash of the reason of the waits on
- * the object posted, "sync: semaphore shared ..."); 0 anything else. */
+ * (*key: the pid signalled), 2 a gotrace.post log (*key: the shared_key of the object posted,
+ * signalled, woken or unlocked: "semaphore shared ...", "condvar shared ...", "futex shared
+ * ...", "rwlock shared ..."); 0 anything else. */
 static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
 {
     uint32_t kl = 0, vl = 0;
@@ -907,10 +924,7 @@ static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *k
     if (!val) return 0;
     if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return (*key = kill_pid(val, vl)) ? 1 : 0;
     if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
-    char buf[GO_MAX_STRING_LEN + 8];
-    int n = snprintf(buf, sizeof buf, "sync: %.*s", (int)vl, val);
-    *key = gd_strhash(buf, n < 0 ? 0 : n >= (int)sizeof buf ? sizeof buf - 1 : (size_t)n);
-    return 2;
+    return (*key = shared_key(val, vl)) ? 2 : 0;
 }
 
 /* Whether waiter x's wait is one a wake log (wake_log's kind and key) of input i ends: a

@@ -624,9 +624,9 @@ static int user_event_at(struct gt_thread *self, uint8_t type, int n, const uint
     a[n] = stack_capture(self->stk.memo);
     struct gt_writer w;
     wr_begin(&w, self);
-    w.ts = ts;
     wr_p_touch(&w);
     wr_g_touch(&w);
+    w.ts = ts; /* after the touches, whose moves re-time what follows (status.h) */
     wr_label_if_due(&w);
     for (int i = 0; i < n; i++)
         if (strs & (1u << i)) wr_mark_str(&w, a[i]);

@@ -10,7 +10,9 @@
  * futex word (Rust's std Mutex and RwLock) the waker is the holder that just unlocked, and
  * the decoder blames the waits on it (syncobj_encode.h names such words as the lock). glibc's own
  * futex calls are inline system calls and never come here (its locks are traced by
- * hooks/sync.c).
+ * hooks/sync.c). A plain wake without FUTEX_PRIVATE_FLAG that the kernel says woke more threads
+ * than were queued here, on a word in a shared mapping, writes a gotrace.post log for a merged
+ * trace to link the other processes' waits by (post_others).
  * Invariants: the real call is made exactly once, with the program's arguments, and its result
  * and errno are the caller's; a wait that cannot block (the word no longer holds the expected
  * value, an unowned PI lock, a zero timeout) and every other operation are only forwarded;
@@ -96,18 +98,44 @@ static int wakes_all_queued(int cmd, const long a[6], void *key)
     return n > 0 && n <= a[2];
 }
 
+/* A plain wake without FUTEX_PRIVATE_FLAG: its word may be in shared memory and its sleepers
+ * in other processes, whom this tracer cannot wake (docs/processes.md). */
+static int may_wake_others(int cmd, const long a[6])
+{
+    return (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) && !(a[1] & FUTEX_PRIVATE_FLAG);
+}
+
+/* After such a wake, timed ts (0: not such a wake), that woke r threads while `here` were
+ * queued on its word in this process: when it woke more, the others slept elsewhere (another
+ * process, or a thread that waited untraced), and a word in a shared mapping gets a
+ * gotrace.post log naming it as its waits name it, which a merged trace links them by
+ * (tr_post_shared: one read of /proc/self/maps, paid only then). */
+static void post_others(const long a[6], uint64_t ts, long r, int here)
+{
+    struct gt_thread *self = ts && r > here ? tr_current() : NULL;
+    if (self) tr_post_shared(self, "futex", (const void *)a[0], ts);
+}
+
 GOTRACE_API_FN static long futex_wake(int cmd, const long a[6])
 {
+    uint64_t ts = may_wake_others(cmd, a) ? tr_clock() : 0; /* at the call's start */
     void *key = (void *)a[0], *key2 = cmd == FUTEX_WAKE_OP ? (void *)a[4] : NULL;
     int queued = waitq_has_waiters(key) || (key2 && waitq_has_waiters(key2));
     struct gt_thread *self = queued ? tr_current() : NULL;
-    if (!self) return real_futex(a);
+    if (!self) {
+        long r = real_futex(a);
+        post_others(a, ts, r, 0);
+        return r;
+    }
+    int here = ts ? waitq_count(key) : 0;
     unsigned adds = waitq_adds(key), adds2 = key2 ? waitq_adds(key2) : 0;
     uint64_t stk = tr_stack();
     if (wakes_all_queued(cmd, a, key)) {
         tr_released(self, key, stk);
         waitq_wake_before(key, self, stk, adds, INT_MAX);
-        return real_futex(a);
+        long r = real_futex(a);
+        post_others(a, ts, r, here);
+        return r;
     }
     long r = real_futex(a);
     int saved = errno;
@@ -118,6 +146,7 @@ GOTRACE_API_FN static long futex_wake(int cmd, const long a[6])
     }
     if (key2 && r > first) waitq_wake_before(key2, self, stk, adds2, (int)(r - first));
     if (is_requeue(cmd) && r > first) waitq_requeue(key, (void *)a[4], adds, (int)(r - first));
+    post_others(a, ts, r, here);
     errno = saved;
     return r;
 }

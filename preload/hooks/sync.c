@@ -8,8 +8,11 @@
  * a releaser wakes them itself only when it knows whom it frees: the sole waiter of a mutex it
  * really releases, of a rwlock it holds for writing (both after the real release, outside the
  * critical section: hooks.h RELEASE_BEGIN), of a signalled condvar or posted semaphore; every
- * waiter of a broadcast condvar or of a barrier it completes. glibc objects are only read
- * (lock word, owner and recursion count of a mutex, writer of a rwlock, count of a barrier),
+ * waiter of a broadcast condvar or of a barrier it completes. A wake of a process-shared
+ * condvar, semaphore or rwlock that glibc says threads of another process sleep on writes a
+ * gotrace.post log naming the object for a merged trace to link them by. glibc objects are only
+ * read (lock word, owner and recursion count of a mutex, writer, readers and futex words of a
+ * rwlock, waiter counts of a condvar and a semaphore, count of a barrier),
  * never written, except by the hooks' own take (and, while the program has one thread,
  * release) of a default mutex, which do exactly what glibc's lock and unlock do (plainlock.h). */
 #include "clock.h"
@@ -286,12 +289,44 @@ EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
     return r;
 }
 
-/* A writer's unlock frees the lock; a reader's may leave other readers holding it. */
+/* glibc's rwlock (2.25 on, nptl/pthread_rwlock_common.c): __readers counts the readers from
+ * bit 3 up (those that wait for a writer too) and has WRLOCKED (2) while a writer holds or
+ * waits to take the lock; writers sleep on __writers_futex, readers (and a writer waiting for
+ * the readers to leave) on __wrphase_futex, each marked FUTEX_USED (2) by its sleepers. */
+#define RWLOCK_READER_SHIFT 3
+#define RWLOCK_WRLOCKED 2u
+#define RWLOCK_FUTEX_USED 2u
+
+/* Whether the unlock of process-shared rwlock l (by its writer when writer, else by a reader)
+ * wakes threads that sleep in another process: a writer's when a futex word says threads
+ * sleep; a reader's when it is the last reader and a writer sleeps until the readers leave;
+ * in both cases none is queued here (those are woken here: RELEASE). */
+static int rwlock_wakes_others(const pthread_rwlock_t *l, int writer)
+{
+    unsigned wf = __atomic_load_n(&l->__data.__wrphase_futex, __ATOMIC_RELAXED), used;
+    if (writer) {
+        used = (__atomic_load_n(&l->__data.__writers_futex, __ATOMIC_RELAXED) | wf) &
+               RWLOCK_FUTEX_USED;
+    } else {
+        unsigned r = __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED);
+        used = r >> RWLOCK_READER_SHIFT == 1 && (r & RWLOCK_WRLOCKED) && (wf & RWLOCK_FUTEX_USED);
+    }
+    return used && !waitq_queued((void *)l);
+}
+
+/* A writer's unlock frees the lock; a reader's may leave other readers holding it. An unlock of
+ * a process-shared rwlock (__shared not 0: one load) that wakes threads of another process
+ * writes a gotrace.post log (timed before it) that a merged trace links them by
+ * (docs/processes.md). */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
     if (LOCK_ON()) tr_lock_dropped(l);
     struct gt_thread *self = tr_current();
-    return RELEASE(self, writer_of(l, self), l, REAL(pthread_rwlock_unlock)(l));
+    int writer = self && writer_of(l, self);
+    uint64_t ts = self && l->__data.__shared && rwlock_wakes_others(l, writer) ? tr_clock() : 0;
+    int r = RELEASE(self, writer, l, REAL(pthread_rwlock_unlock)(l));
+    if (ts && r == 0) tr_post_shared(self, "rwlock", l, ts);
+    return r;
 }
 
 EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
@@ -351,14 +386,55 @@ EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
         if (self_) WAKE_IF(self_, (key), (n));                                                     \
     } while (0)
 
+/* glibc's __wrefs of a condvar (2.25 on, nptl/pthread_cond_common.c; pthread_cond_signal and
+ * _broadcast return at once when its count is 0): bit 0 says process-shared, bits 3 up count
+ * the waiters' references (a waiter takes one before it releases the mutex, drops it once
+ * woken). */
+#define COND_SHARED 1u
+#define COND_REFS_SHIFT 3
+
+/* Whether c is a process-shared condvar with waiters by glibc's count: one load. */
+static inline int cond_shared_waiters(const pthread_cond_t *c)
+{
+    unsigned w = __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED);
+    return (w & COND_SHARED) && (w >> COND_REFS_SHIFT);
+}
+
+/* The signal (n 1) or broadcast (n INT_MAX) of a process-shared condvar with waiters: when
+ * glibc counts more waiters than are queued here, the others wait in another process, whom
+ * this tracer cannot wake: a gotrace.post log (timed before the call) that a merged trace
+ * links them by (docs/processes.md, "Waits across processes"). */
+GOTRACE_API_FN static int cond_wake_shared(pthread_cond_t *c, int n)
+{
+    struct gt_thread *self = tr_current();
+    unsigned refs = __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED) >> COND_REFS_SHIFT;
+    int here = self && waitq_has_waiters(c) ? waitq_count(c) : 0;
+    uint64_t ts = self && refs > (unsigned)here ? tr_clock() : 0;
+    POST_WAKES(c, n);
+    int r = n == 1 ? REAL(pthread_cond_signal)(c) : REAL(pthread_cond_broadcast)(c);
+    if (ts && r == 0) tr_post_shared(self, "condvar", c, ts);
+    return r;
+}
+
+/* Fast path: one load of c (the line glibc reads first anyway), then a tail call. */
 EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
+    if (__builtin_expect(cond_shared_waiters(c), 0)) {
+        int r = cond_wake_shared(c, 1);
+        KEEP_FRAME(r);
+        return r;
+    }
     POST_WAKES(c, 1);
     return REAL(pthread_cond_signal)(c);
 }
 
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
+    if (__builtin_expect(cond_shared_waiters(c), 0)) {
+        int r = cond_wake_shared(c, INT_MAX);
+        KEEP_FRAME(r);
+        return r;
+    }
     POST_WAKES(c, INT_MAX);
     return REAL(pthread_cond_broadcast)(c);
 }

@@ -208,3 +208,83 @@ Test(merge, unknown_record_type_stops, .init = make_dir, .fini = remove_dir)
     cr_assert(strstr(err.msg, "sync record of type 9 is not known to this merge"), "%s", err.msg);
     dt_free(&out);
 }
+
+/* Where the merged trace of two processes unblocks a's thread, "@T M=ID": a's thread blocks at
+ * 100 with reason `wait` and unblocks itself at 300; b's thread logs gotrace.post `post` at
+ * 200. */
+static void post_link(const char *wait, const char *post, char *out, size_t cap)
+{
+    char a[512], b[512], pa[128], pb[128];
+    snprintf(a, sizeof a,
+             "str 1 %s\nM 1: @10 ProcStatus 0 Running; @11 GoStatus 1 1 Running; @100 GoBlock 1 0; "
+             "@300 GoUnblock 1 1 0; @301 GoStart 1 2; @400 GoDestroy\n",
+             wait);
+    snprintf(b, sizeof b,
+             "str 1 gotrace.post\nstr 2 %s\nM 2: @10 ProcStatus 0 Running; @11 GoStatus 1 2 "
+             "Running; @200 UserLog 0 1 2 0; @500 GoDestroy\n",
+             post);
+    const char *texts[] = {a, b}, *names[] = {"a.trace", "b.trace"};
+    char *paths[] = {pa, pb};
+    for (int k = 0; k < 2; k++) {
+        struct dt_buf t = {0};
+        dt_build(&t, texts[k]);
+        snprintf(paths[k], 128, "%s/%s", dir, names[k]);
+        FILE *f = fopen(paths[k], "wb");
+        cr_assert(f && fwrite(t.b, 1, t.n, f) == t.n && fclose(f) == 0);
+        dt_free(&t);
+    }
+    struct dt_buf o = {0};
+    struct gd_merge_out mo = {to_buf, &o};
+    struct gd_err err;
+    size_t bad;
+    cr_assert_eq(gd_merge((const char *const[]){pa, pb}, 2, 1, 0, &mo, &err, &bad), 0, "%s",
+                 err.msg);
+    struct gd_dec d;
+    cr_assert_eq(gd_dec_fdopen(&d, dt_memfd(o.b, o.n), 1 << 20), 0, "%s", d.err.msg);
+    struct gd_tev ev;
+    int rc;
+    out[0] = 0;
+    while ((rc = gd_dec_next(&d, &ev)) > 0)
+        if (ev.type == GO_EV_GO_UNBLOCK)
+            snprintf(out + strlen(out), cap - strlen(out), "@%llu M=%llu\n",
+                     (unsigned long long)ev.time, (unsigned long long)ev.m);
+    cr_assert_eq(rc, 0, "%s", d.err.msg);
+    gd_dec_close(&d);
+    dt_free(&o);
+}
+
+/* A gotrace.post log ends another process's wait on the object it names: by its offset, device
+ * and inode (a semaphore's, a condvar's, a futex word's, a runtime's mutex on a futex word
+ * woken by a futex wake, a semaphore file mapped under two paths); a log naming another offset
+ * or inode, or an object not in a shared mapping, ends nothing (the waiter ends its wait
+ * itself). */
+Test(merge, post_log_ends_wait_on_the_shared_object, .init = make_dir, .fini = remove_dir)
+{
+    static const char *const cases[][3] = {
+        {"sync: semaphore shared anon+0x40 [00:01 7]", "semaphore shared anon+0x40 [00:01 7]",
+         "@201 M=2\n"},
+        {"sync: condvar shared /dev/shm/cv+0x0 [00:1b 5]",
+         "condvar shared /dev/shm/cv+0x0 [00:1b 5]", "@201 M=2\n"},
+        {"sync: futex shared anon+0x40 [00:01 7]", "futex shared anon+0x40 [00:01 7]",
+         "@201 M=2\n"},
+        {"sync: mutex shared anon+0x40 [00:01 7]", "futex shared anon+0x40 [00:01 7]",
+         "@201 M=2\n"},
+        {"sync: rwlock write shared anon+0x40 [00:01 7]", "rwlock shared anon+0x40 [00:01 7]",
+         "@201 M=2\n"},
+        {"sync: futex shared anon+0x40 [00:01 7]", "futex shared anon+0x44 [00:01 7]",
+         "@300 M=1\n"},
+        {"sync: futex shared anon+0x40 [00:01 7]", "futex shared anon+0x40 [00:01 8]",
+         "@300 M=1\n"},
+        {"sync: futex 0x40", "futex 0x40", "@300 M=1\n"},
+        {"sync: semaphore shared /dev/shm/sem.q+0x0 [00:1b 5]",
+         "semaphore shared /dev/shm/sem.WwRJ2A+0x0 [00:1b 5]", "@201 M=2\n"},
+        {"sync: semaphore shared /dev/shm/sem.q+0x0 [00:1b 5]",
+         "semaphore shared /dev/shm/sem.q+0x0 [00:1b 6]", "@300 M=1\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char got[256];
+        post_link(cases[k][0], cases[k][1], got, sizeof got);
+        cr_assert_str_eq(got, cases[k][2], "got %s: wait '%s', post '%s'", got, cases[k][0],
+                         cases[k][1]);
+    }
+}

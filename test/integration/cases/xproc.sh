@@ -12,6 +12,17 @@
 #   (contention, summary);
 # - sem: main's sem_wait on a process-shared semaphore (shared anonymous memory) is woken by
 #   the child that posted it (its gotrace.post log): contention and locks --holders name it;
+# - cond, condshm, futex, semopen: main's wait on a process-shared condvar (in shared anonymous
+#   memory; in a shm_open'd file), a futex word in shared memory (FUTEX_WAIT without the private
+#   flag) and a sem_open'd semaphore, each named by its mapping, is woken by the child that
+#   signalled, woke or posted it (its gotrace.post log, the only one: main's own wake, with
+#   nobody waiting, writes none): contention, summary and locks --holders name it (summary
+#   also when no wait of the tree left a sync record: a child whose join did not block); main's
+#   own trace says the wait ended itself;
+# - rwlock: main's wait to write-lock a process-shared rwlock the child holds for writing names
+#   the child's thread as its holder (summary, locks --holders) and its waker (contention);
+# - rdlock: the same rwlock held by the child for reading: the wait is woken by the child's
+#   unlock (contention; the only gotrace.post log), its holder unknown (glibc keeps no readers);
 # - two: main waits for child "first", then child "second": critical-path's default target is
 #   the root process's main thread and its path crosses into both children (their work
 #   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
@@ -21,7 +32,7 @@ prog=$(build_prog xproc)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in child signal two sem; do
+for mode in child signal two sem cond condshm futex semopen rwlock rdlock; do
     rm -f "plain.$mode.pids" "$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "xproc $mode untraced" 0
@@ -95,3 +106,43 @@ assert_eq "$(site_wakers sem.trace "$reason")" "  woken by: xproc[$poster] main 
     "the semaphore wait woken by the poster's thread"
 "$G" locks --holders sem.trace | grep -q "^  posted by xproc\[$poster\] main (G[0-9]*): " ||
     fail "locks --holders does not name the poster: $("$G" locks --holders sem.trace | grep -i posted)"
+
+# ---- cond, condshm, futex, semopen, rwlock ----
+# shared MODE KIND WAIT HOW: MODE's main waits once with a reason starting WAIT, woken by child
+# KIND's main thread, which `locks --holders` and summary say HOW ("signalled by", ...; "held
+# by (unknown)": no holder known, summary names none).
+shared() {
+    local mode=$1 kid reason own kg posts by
+    kid=$(awk -v k="$2" '$1 == k { print $2 }' "$mode.pids")
+    reason=$("$G" dump "$mode.trace" | sed -n "s|.* GoBlock reason=\"\($3[^\"]*\)\".*|\1|p")
+    assert_eq "$(echo "$reason" | grep -c .)" 1 "$mode: main's wait ($3...)"
+    assert_eq "$(site_wakers "$mode.trace" "$reason")" "  woken by: xproc[$kid] main (1)" \
+        "$mode: the wait woken by the child's thread"
+    by="$4 xproc\[$kid\] main (G[0-9]*)"
+    if [ "$4" = "held by (unknown)" ]; then
+        by="held by (unknown)"
+        "$G" summary "$mode.trace" | grep -F "blocked on $reason " | grep -qv "%" ||
+            fail "$mode: summary names a holder: $("$G" summary "$mode.trace" | grep -F "$reason")"
+    else
+        "$G" summary "$mode.trace" | grep -F "blocked on $reason " | grep -q "100% $4 xproc\[$kid\] main\$" ||
+            fail "$mode: summary does not say $4 the child: $("$G" summary "$mode.trace" | grep -F "$reason")"
+    fi
+    "$G" locks --holders "$mode.trace" | grep -q "^  $by: " ||
+        fail "$mode: locks --holders does not say $4: $("$G" locks --holders "$mode.trace")"
+    own=$(ls "$mode.trace.d"/*.trace | grep -v "/$kid.trace")
+    assert_eq "$(site_wakers "$own" "$reason")" "  woken by: (ended itself: no waker recorded) (1)" \
+        "$mode: main's own trace"
+    kg=$(gid "$mode.trace" "xproc[$kid] main")
+    posts=$("$G" dump "$mode.trace" | grep -c 'UserLog .*key="gotrace.post"')
+    # rwlock: main's unlock writes one too: glibc keeps the flag saying writers sleep set after
+    # a writer that slept took the lock (docs/blocking.md)
+    [ "$mode" = rwlock ] || assert_eq "$posts" 1 "$mode: gotrace.post logs (main's wake of nobody writes none)"
+    assert_eq "$("$G" dump "$mode.trace" | grep -c " G=$kg UserLog .*key=\"gotrace.post\"")" 1 \
+        "$mode: the child's gotrace.post log"
+}
+shared cond signaller "sync: condvar shared anon+0x" "signalled by"
+shared condshm signaller "sync: condvar shared /dev/shm/gotrace-xproc\.[0-9]*+0x" "signalled by"
+shared futex waker "sync: futex shared anon+0x" "woken by"
+shared semopen poster "sync: semaphore shared /dev/shm/sem\.[^+]*+0x" "posted by"
+shared rwlock writer "sync: rwlock write shared anon+0x" "held by"
+shared rdlock reader "sync: rwlock write shared anon+0x" "held by (unknown)"
