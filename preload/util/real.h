@@ -14,6 +14,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -124,8 +125,11 @@
       (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
        char *const[], char *const[]),                                                              \
       0)                                                                                           \
+    X(popen, FILE *, (const char *, const char *), 0)                                              \
+    X(pclose, int, (FILE *), 0)                                                                    \
     X(sigsuspend, int, (const sigset_t *), 0)                                                      \
     X(kill, int, (pid_t, int), 0)                                                                  \
+    X(killpg, int, (pid_t, int), 0)                                                                \
     X(sigqueue, int, (pid_t, int, const union sigval), 0)                                          \
     X(pause, int, (void), 0)                                                                       \
     X(sigwait, int, (const sigset_t *, int *), 0)                                                  \
