@@ -170,3 +170,84 @@ EXPORT int pclose(FILE *fp)
     }
     return r;
 }
+
+/* ---- vfork ---- */
+
+#if defined(__x86_64__)
+/* glibc's vfork, run instead when the hook would not log (gt_vfork_begin). */
+__attribute__((visibility("hidden"))) void *gt_vfork_real;
+
+/* Before the vfork hook's system call, in the parent-to-be: the time its log will carry (the
+ * child's exec'd image may start before the parent resumes), or 0 to run glibc's vfork instead
+ * (gt_vfork_real): an untraced thread, or a shadow stack (its return addresses are shared
+ * with the child, whose calls would overwrite them: glibc's vfork handles that). */
+__attribute__((visibility("hidden"), used)) uint64_t gt_vfork_begin(void)
+{
+    int saved = errno;
+    unsigned long features = 0;
+    struct gt_thread *self = tr_current();
+    int shstk = REAL(syscall)(SYS_arch_prctl, 0x5005 /* ARCH_SHSTK_STATUS */, &features) == 0 &&
+                (features & 1);
+    uint64_t ts = self && !shstk ? tr_clock() | 1 : 0;
+    if (!ts) gt_vfork_real = (void *)REAL(vfork);
+    errno = saved;
+    return ts;
+}
+
+/* After the system call, in the parent only (the child is gone: exec'd or exited): r is the
+ * call's result (the child's pid, or -errno); the value vfork returns, errno set on failure;
+ * the child named by a gotrace.fork log timed at ts. */
+__attribute__((visibility("hidden"), used)) pid_t gt_vfork_parent(long r, uint64_t ts)
+{
+    if (r < 0) {
+        errno = (int)-r;
+        return -1;
+    }
+    int saved = errno;
+    struct gt_thread *self = tr_current();
+    char text[32];
+    snprintf(text, sizeof text, "pid %ld", r);
+    if (self) tr_log_at(self, "gotrace.fork", text, ts);
+    errno = saved;
+    return (pid_t)r;
+}
+
+/* vfork as glibc's sysdeps/unix/sysv/linux/x86_64/vfork.S makes it: the return address popped
+ * into %rdi (the kernel keeps the parent's registers; the child gets a copy), the system call,
+ * the address pushed back. The child returns at once; only the parent, resumed once the child
+ * exec'd or exited, calls C (gt_vfork_parent, the time kept in %rsi meanwhile). Both C calls
+ * are made with the stack 16-byte aligned; the CFI lets the tracer's unwinder walk through. */
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork, @function\n"
+        "vfork:\n"
+        ".cfi_startproc\n"
+        "    subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    call gt_vfork_begin\n"
+        "    addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    testq %rax, %rax\n"
+        "    jz 2f\n"
+        "    movq %rax, %rsi\n"
+        "    popq %rdi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_register %rip, %rdi\n"
+        "    movl $58, %eax\n" /* SYS_vfork */
+        "    syscall\n"
+        "    pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_rel_offset %rip, 0\n"
+        "    testq %rax, %rax\n"
+        "    jz 1f\n"
+        "    movq %rax, %rdi\n"
+        "    subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    call gt_vfork_parent\n"
+        "    addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "1:  ret\n"
+        "2:  jmp *gt_vfork_real(%rip)\n"
+        ".cfi_endproc\n"
+        ".size vfork, .-vfork\n");
+#endif

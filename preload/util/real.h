@@ -117,6 +117,7 @@
     X(fexecve, int, (int, char *const[], char *const[]), 0)                                        \
     X(_exit, void, (int), 0)                                                                       \
     X(fork, pid_t, (void), 0)                                                                      \
+    X(vfork, pid_t, (void), 0)                                                                     \
     X(posix_spawn, int,                                                                            \
       (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
        char *const[], char *const[]),                                                              \

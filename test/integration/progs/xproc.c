@@ -8,14 +8,15 @@
  * - two: main waits for child "first", then for child "second", each computing.
  * - sem: main waits on a process-shared semaphore in shared anonymous memory that child
  *   "poster" posts.
- * - signal1, sem1: as signal and sem, the child's kill or sem_post its first traced call.
+ * - signal1: as signal, the child's kill its first traced call.
  * - group: main's killpg to the group of child "waiter" (its own), asleep in sigsuspend.
  * - group0: child "leader" makes its own group and there child "waiter", asleep in sigsuspend,
  *   then signals its whole group (kill(0, ...)), ignoring the signal itself.
  * - system, popen: main runs `exec xproc spawned PIDFILE` through system(), or through
  *   popen(..., "w") then pclose() (the child reads its stdin to the end first); that child,
  *   "spawned" (its shell exec'd it: the same process), computes once main sleeps in waitpid.
- * - spawned: (the child of system and popen) notes itself, reads stdin to its end if told,
+ * - vfork: main vfork()s a child that exec's `xproc spawned PIDFILE -`, and waits for it.
+ * - spawned: (the child of system, popen and vfork) notes itself, reads stdin to its end if told,
  *   computes. */
 #include "children.h"
 #include "common.h"
@@ -76,12 +77,6 @@ static void post_sem(pid_t parent)
     pthread_t t;
     CHECK(pthread_create(&t, NULL, nothing, NULL));
     CHECK(pthread_join(t, NULL));
-    until_sleeping_in(parent, "futex");
-    OK(sem_post(sem) == 0);
-}
-
-static void post_sem_first(pid_t parent)
-{
     until_sleeping_in(parent, "futex");
     OK(sem_post(sem) == 0);
 }
@@ -197,7 +192,19 @@ static void mode_popen(const char *self, const char *pidfile)
     OK(pclose(f) == 0);
 }
 
-/* The child system() or popen() made: it notes itself, reads its stdin to the end if told
+static void mode_vfork(const char *self, const char *pidfile)
+{
+    fflush(pids);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execl(self, self, "spawned", pidfile, "-", (char *)NULL);
+        _exit(127);
+    }
+    OK(pid > 0);
+    if (pid > 0) reap(pid);
+}
+
+/* The child system(), popen() or vfork() made: it notes itself, reads its stdin to the end if told
  * (popen's pipe: its end is pclose's), then computes once its parent waits for it. */
 static void mode_spawned(const char *how)
 {
@@ -230,15 +237,17 @@ int main(int argc, char **argv)
         reap(child("leader", group_leader));
     } else if (!strcmp(mode, "system")) {
         mode_system(argv[0], argv[2]);
+    } else if (!strcmp(mode, "vfork")) {
+        mode_vfork(argv[0], argv[2]);
     } else if (!strcmp(mode, "popen")) {
         mode_popen(argv[0], argv[2]);
     } else if (!strcmp(mode, "two")) {
         reap(child("first", compute));
         reap(child("second", compute));
-    } else if (!strcmp(mode, "sem") || !strcmp(mode, "sem1")) {
+    } else if (!strcmp(mode, "sem")) {
         sem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         OK(sem != MAP_FAILED && sem_init(sem, 1, 0) == 0);
-        pid_t pid = child("poster", mode[3] ? post_sem_first : post_sem);
+        pid_t pid = child("poster", post_sem);
         OK(sem_wait(sem) == 0);
         reap(pid);
     } else {
