@@ -11,9 +11,9 @@
 #   and assembly ended; make's critical path runs through the link (ld) and a compile (cc1);
 # - Python multiprocessing Pool(2) with fork (3 processes: the pool's, with its main thread and 3
 #   handler threads, and 2 workers of one thread) and with spawn (4: the resource tracker too);
-#   system('/bin/true') and popen('/bin/echo hi'): a shell each, and true and echo; system's
-#   child named in Python's trace (gotrace.spawn with system's stack), its wait woken by the
-#   shell's exit;
+#   system('/bin/true') (once Python waits) and popen('/bin/echo hi'): a shell each, and true
+#   and echo; system's child named in Python's trace (gotrace.spawn with system's stack), its
+#   wait woken by the shell's exit;
 # - the pipeline's files written with GOTRACE_OUT=x.%p.trace merged by `gotrace merge`, folder
 #   and file list alike, and cut into 1 ms generations (many output generations, each valid).
 # - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
@@ -153,10 +153,15 @@ for m in fork:3 spawn:4; do
 done
 
 # system() and popen() (posix_spawn of /bin/sh, which runs the command): both followed.
+# system's shell runs /bin/true once Python sleeps in its wait (shell builtins only: no more
+# processes), so that the wait blocks.
+cat >sp.py <<'EOF'
+import os
+os.system('while read w </proc/$PPID/wchan; [ "$w" != do_wait ]; do :; done; /bin/true')
+print(os.popen('/bin/echo hi').read().strip())
+EOF
 rc=0
-"$G" record -o sp.trace -- "$py" -c \
-    "import os; os.system('/bin/true'); print(os.popen('/bin/echo hi').read().strip())" \
-    >sp.out 2>sp.err || rc=$?
+"$G" record -o sp.trace -- "$py" sp.py >sp.out 2>sp.err || rc=$?
 assert_eq "$rc:$(cat sp.out)" "0:hi" "system and popen under record"
 validate sp.trace
 for c in "$pyname:1" sh:2 true:1 echo:1; do
