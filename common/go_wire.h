@@ -95,8 +95,11 @@ enum { GT_SYNC_ORDER = 3, GT_SYNC_HOLD = 4, GT_SYNC_EXIT_HELD = 5 };
 #define GT_SYNC_HOLDER_G (1ull << 63) /* a holder that is a goroutine id (a thread not started) */
 
 /* gotrace's process batch, one per generation: `uvarint pid, uvarint ppid, uvarint len, name`
- * (the program's short name, at most GT_PROC_NAME_MAX bytes), so that traces of several
- * processes can be merged into one and each thread shown with its process (docs/processes.md). */
+ * (the program's short name, at most GT_PROC_NAME_MAX bytes), then `uvarint pgid` (the process
+ * group when the generation was written; absent in traces of tracers before 2026-12-08 and in
+ * generations `gotrace recover` rebuilt: not known), so that traces of several processes can be
+ * merged into one, each thread shown with its process and a signal to a group linked to the
+ * waits it ended (docs/processes.md). Readers ignore what follows the fields they know. */
 #define GT_EXP_PROC 8
 #define GT_PROC_NAME_MAX 64
 /* The process of each goroutine of a merged trace (`gotrace merge`, docs/processes.md): records

@@ -900,21 +900,40 @@ static int wake_across(struct mg *g, struct mg_m *m, struct mg_g *x)
     return EMIT(g, m, GO_EV_GO_UNBLOCK, x->id, ++x->seq, 0);
 }
 
-/* The pid a gotrace.kill log's value names ("SIGUSR1 to pid 1234 by kill"), 0 if none (a
- * signal to a group or to every process). */
-static uint64_t kill_pid(const char *s, uint32_t len)
+/* Kinds of wake logs (wake_log): a signal to one process (key: its pid), a post of a shared
+ * object (key: its waits' reason's hash), a signal to a process group (key: the group), a
+ * signal to every process (key: the sender's pid, the one process it does not reach). */
+enum { MG_WAKE_PID = 1, MG_WAKE_POST, MG_WAKE_GROUP, MG_WAKE_ALL };
+
+/* The number after text at in the gotrace.kill log value s ("SIGUSR1 to pid 1234 by kill"),
+ * 0 if none. */
+static uint64_t number_after(const char *s, uint32_t len, const char *at)
 {
-    const char *p = memmem(s, len, " to pid ", 8);
-    uint64_t pid = 0;
-    for (p = p ? p + 8 : s + len; p < s + len && *p >= '0' && *p <= '9' && pid < 1ull << 40; p++)
-        pid = pid * 10 + (uint64_t)(*p - '0');
-    return pid;
+    size_t al = strlen(at);
+    const char *p = memmem(s, len, at, al);
+    uint64_t v = 0;
+    for (p = p ? p + al : s + len; p < s + len && *p >= '0' && *p <= '9' && v < 1ull << 40; p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    return v;
 }
 
-/* What a UserLog ev of input in says another process's wait ended by: 1 a gotrace.kill log
- * (*key: the pid signalled), 2 a gotrace.post log (*key: the shared_key of the object posted,
- * signalled, woken or unlocked: "semaphore shared ...", "condvar shared ...", "futex shared
- * ...", "rwlock shared ..."); 0 anything else. */
+/* What a gotrace.kill log's value (docs/blocking.md "Across processes") of input in names: the
+ * kind (MG_WAKE_PID, _GROUP: "to process group N" or "to its process group", the sender's
+ * group, _ALL) and *key; 0 when it names nothing merge can follow (a group not known). */
+static int kill_target(const struct mg_in *in, const char *s, uint32_t len, uint64_t *key)
+{
+    if ((*key = number_after(s, len, " to pid "))) return MG_WAKE_PID;
+    if ((*key = number_after(s, len, " to process group "))) return MG_WAKE_GROUP;
+    if (memmem(s, len, " to its process group ", 22))
+        return (*key = in->d.gen.has_proc ? in->d.gen.pgid : 0) ? MG_WAKE_GROUP : 0;
+    if (memmem(s, len, " to every process ", 18)) return (*key = in->pid) ? MG_WAKE_ALL : 0;
+    return 0;
+}
+
+/* What a UserLog ev of input in says another process's wait ended by: a gotrace.kill log's
+ * target (kill_target), MG_WAKE_POST for a gotrace.post log (*key: the shared_key of the object
+ * posted, signalled, woken or unlocked: "semaphore shared ...", "condvar shared ...", "futex
+ * shared ...", "rwlock shared ..."); 0 anything else. */
 static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
 {
     uint32_t kl = 0, vl = 0;
@@ -922,17 +941,28 @@ static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *k
     const char *k = gd_str(&in->d.gen, ev->args[1], &kl);
     const char *val = k ? gd_str(&in->d.gen, ev->args[2], &vl) : NULL;
     if (!val) return 0;
-    if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return (*key = kill_pid(val, vl)) ? 1 : 0;
+    if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return kill_target(in, val, vl, key);
     if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
-    return (*key = shared_key(val, vl)) ? 2 : 0;
+    return (*key = shared_key(val, vl)) ? MG_WAKE_POST : 0;
 }
 
 /* Whether waiter x's wait is one a wake log (wake_log's kind and key) of input i ends: a
- * signal wait of the process signalled, or a wait in another process on the object posted. */
+ * signal wait of a process signalled (its pid, its group, or any but the sender), or a wait in
+ * another process on the object posted. */
 static int log_ends(const struct mg *g, const struct mg_g *x, size_t i, int kind, uint64_t key)
 {
     if (x->st != GO_G_WAITING || x->exiter || x->in == i) return 0;
-    return kind == 1 ? x->wsig && g->in[x->in].pid == key : x->wobj && x->wobj == key;
+    const struct mg_in *w = &g->in[x->in];
+    switch (kind) {
+    case MG_WAKE_PID:
+        return x->wsig && w->pid == key;
+    case MG_WAKE_GROUP:
+        return x->wsig && w->d.gen.has_proc && w->d.gen.pgid == key;
+    case MG_WAKE_ALL:
+        return x->wsig && w->pid != key;
+    default:
+        return x->wobj && x->wobj == key;
+    }
 }
 
 /* The thread of a sender or poster whose wake log (wake_log) ending waiter x's wait is its
@@ -955,7 +985,9 @@ static struct mg_m *late_waker(struct mg *g, const struct mg_g *x)
 
 /* A UserLog ev of input i on m (whose goroutine wrote it): a wake log (wake_log) ends the wait
  * it names that ends next, with nothing of the waiter's process in between (its input's next
- * event is that wait's unblock), unblocked here, by the sender or poster. */
+ * event is that wait's unblock), unblocked here, by the sender or poster; a signal to a group
+ * or to every process ends such a wait in each process it reached (one per input: its next
+ * event is one unblock). */
 static int on_wake_log(struct mg *g, size_t i, const struct gd_tev *ev, struct mg_m *m)
 {
     uint64_t key;
@@ -963,9 +995,11 @@ static int on_wake_log(struct mg *g, size_t i, const struct gd_tev *ev, struct m
     for (size_t k = 0; kind && k < g->ngs; k++) {
         struct mg_g *x = &g->gs[k];
         const struct mg_in *w = &g->in[x->in];
-        if (log_ends(g, x, i, kind, key) && w->state == 1 && w->ev.type == GO_EV_GO_UNBLOCK &&
-            w->ev.args[0] == x->in_id)
-            return wake_across(g, m, x);
+        if (!log_ends(g, x, i, kind, key) || w->state != 1 || w->ev.type != GO_EV_GO_UNBLOCK ||
+            w->ev.args[0] != x->in_id)
+            continue;
+        if (wake_across(g, m, x)) return -1;
+        if (kind == MG_WAKE_PID || kind == MG_WAKE_POST) return 0;
     }
     return 0;
 }

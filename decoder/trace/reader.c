@@ -348,7 +348,8 @@ static int add_cpu(struct gd_gen *g, const uint8_t *p, uint32_t len, uint64_t m,
     return 0;
 }
 
-/* gotrace's process batch: pid, ppid, name (go_wire.h). Kept only when whole and well formed;
+/* gotrace's process batch: pid, ppid, name, then the process group if the tracer wrote it
+ * (go_wire.h). Kept only when whole and well formed (the group only when whole too: 0 if not);
  * anything else is ignored like any experimental data Go does not know. Always 0. */
 static int proc_batch(struct gd_gen *g, const uint8_t *p, uint32_t len)
 {
@@ -365,6 +366,9 @@ static int proc_batch(struct gd_gen *g, const uint8_t *p, uint32_t len)
     memcpy(g->pname, p + at, v[2]);
     g->pname[v[2]] = 0;
     g->has_proc = 1;
+    at += (size_t)v[2];
+    g->pgid = 0;
+    if (at < len && gd_uvarint(p + at, len - at, &v[0]) > 0) g->pgid = v[0];
     return 0;
 }
 

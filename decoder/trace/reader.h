@@ -81,6 +81,7 @@ struct gd_gen {
      * process wrote it. A malformed one is ignored, as Go ignores experimental data. */
     int has_proc;
     uint64_t pid, ppid;
+    uint64_t pgid; /* its process group at the generation's end; 0 not known (older tracers) */
     char pname[GT_PROC_NAME_MAX + 1]; /* NUL-terminated */
     uint8_t *procs; /* payloads of a merged trace's process records (GT_EXP_PROCS, go_wire.h) */
     size_t nprocs, procscap;

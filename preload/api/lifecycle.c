@@ -128,7 +128,7 @@ static void fork_parent(void)
 void tr_forked(pid_t pid)
 {
     if (!fatal_dying() || !tr_in_own_process()) return;
-    kill(pid, SIGKILL);
+    REAL(kill)(pid, SIGKILL); /* not the hook: it may take up the thread, which parks */
     fatal_park();
 }
 
@@ -217,7 +217,7 @@ static int settle_if_forked(void)
  * parent's. */
 static void fork_child(void)
 {
-    if (fatal_fork_orphaned()) kill(getpid(), SIGKILL); /* it ends here */
+    if (fatal_fork_orphaned()) REAL(kill)(getpid(), SIGKILL); /* it ends here */
     tracer_pid = getpid();
     plainlock_fork_child();
     image = 0;

@@ -155,7 +155,7 @@ void enc_process(struct gt_bytes *b, uint64_t gen)
 {
     const char *name = proc_name;
     size_t n = strlen(name);
-    uint8_t payload[3 * GO_MAX_UVARINT_LEN + GT_PROC_NAME_MAX], *q = payload;
+    uint8_t payload[4 * GO_MAX_UVARINT_LEN + GT_PROC_NAME_MAX], *q = payload;
     /* The process's pid is the live file's: the last generation of a process dying of a fatal
      * signal is written by a child it forks for that (docs/robustness.md), whose own pid is
      * not the process's; its parent is then not known (0). */
@@ -166,6 +166,7 @@ void enc_process(struct gt_bytes *b, uint64_t gen)
     q = ev_put_uvarint(q, n);
     memcpy(q, name, n);
     q += n;
+    q = ev_put_uvarint(q, (uint64_t)getpgrp()); /* (a dying process's child shares its group) */
     enc_put(b, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_PROC}, 2);
     enc_uv(b, gen);
     enc_uv(b, GO_NO_THREAD);

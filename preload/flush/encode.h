@@ -51,7 +51,7 @@ void enc_cpu_sample(struct gt_bytes *b, uint64_t gen, const uint64_t rec[5], int
  * over argv[0]'s bytes). A forked child inherits the copy, an exec'd image makes its own. */
 void enc_process_name_keep(void);
 /* gotrace's process batch (GT_EXP_PROC, go_wire.h) of generation gen: this process's pid,
- * its parent's, read now (a forked child has its own pid), and its kept name. Two system calls
- * a generation, on the flusher. */
+ * its parent's, read now (a forked child has its own pid), its kept name and its process group,
+ * read now. Three system calls a generation, on the flusher. */
 void enc_process(struct gt_bytes *b, uint64_t gen);
 #endif

@@ -129,6 +129,13 @@ int sigfd_is(int fd);
 void sigfd_forget(int fd);
 ssize_t sigfd_read(int fd, void *buf, size_t n);
 
+/* Children (docs/blocking.md "Across processes"): the parent's log of a child it made, key
+ * gotrace.fork or gotrace.spawn, "pid PID", with the creating call's stack (process.c; nothing
+ * when the thread is untraced); the gotrace.ended log of a wait of traced thread self that
+ * blocked and saw child pid end (or stop, or continue) with status st (syscalls.c). */
+void made_child(const char *key, pid_t pid);
+void child_ended(struct gt_thread *self, pid_t pid, int st);
+
 /* Signal sig's name ("SIGCHLD", "signal 40" for those glibc has no name for) in buf. */
 static inline const char *sig_text(char buf[24], int sig)
 {

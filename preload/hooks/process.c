@@ -105,7 +105,7 @@ EXPORT int setfsuid(uid_t fsuid)
 /* The parent's record of a child it made: a gotrace.fork or gotrace.spawn log "pid PID" with
  * the creating call's stack (docs/blocking.md "Across processes"), the link a merger follows to the
  * child's trace. */
-GOTRACE_API_FN static void made_child(const char *key, pid_t pid)
+GOTRACE_API_FN void made_child(const char *key, pid_t pid)
 {
     struct gt_thread *self = tr_current();
     char text[32];

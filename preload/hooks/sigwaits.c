@@ -5,14 +5,15 @@
  * sigwait family, a signalfd read) end their wait with a gotrace.ended log naming it and, when the
  * kernel says who sent it (si_code of a kill, sigqueue or tgkill, or SIGCHLD's child), the sender's
  * pid: "SIGUSR1 from pid 1234". A signal sent to another process (kill, sigqueue) is a gotrace.kill
- * log with the sender's stack, "SIGUSR1 to pid 1234": what a merger blames a sigsuspend or pause
- * on, whose signal the tracer cannot see. Invariants: each hook returns what the real call returns,
- * with its errno and its siginfo; the signal mask, dispositions and pending signals are only
- * touched by the real calls; the sigwait family tries first (sigtimedwait with a zero timeout: a
- * pending signal is taken without a block or an event, as untraced) and only then blocks; a signal
- * handler that runs inside sigsuspend or pause runs while the thread is Waiting, so its hooked
- * calls emit nothing (docs/blocking.md "Interleavings"); kill and sigqueue log after the real call
- * (the tracer's own kill of a child, lifecycle.h, happens before its thread may park). */
+ * log with the sender's stack, "SIGUSR1 to pid 1234" (killpg too: glibc's calls its kill inside):
+ * what a merger blames a sigsuspend or pause on, whose signal the tracer cannot see. Invariants:
+ * each hook returns what the real call returns, with its errno and its siginfo; the signal mask,
+ * dispositions and pending signals are only touched by the real calls; the sigwait family tries
+ * first (sigtimedwait with a zero timeout: a pending signal is taken without a block or an event,
+ * as untraced) and only then blocks; a signal handler that runs inside sigsuspend or pause runs
+ * while the thread is Waiting, so its hooked calls emit nothing (docs/blocking.md "Interleavings");
+ * kill and sigqueue take the sender's record and the log's time before the real call, and log after
+ * it, only if it succeeded (the tracer's own kills, lifecycle.c, call the real kill). */
 #include "hooks.h"
 #include "real.h"
 
@@ -191,14 +192,19 @@ ssize_t sigfd_read(int fd, void *buf, size_t n)
 
 /* ---- signals sent ---- */
 
-/* After signal sig was sent to pid (kill's convention) by a call begun at ts (tr_clock): the
- * gotrace.kill log, timed at ts (before the receiver could wake: a merged trace links its wait
- * to the sender), unless sig is 0 (a probe) or pid this process (a signal of its own). */
-GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig, uint64_t ts)
+/* Whether a signal sig sent to pid (kill's convention) is logged: not signal 0 (a probe), not
+ * to this process itself (a signal of its own). */
+static int logs_kill(pid_t pid, int sig)
 {
-    if (sig <= 0 || pid == getpid()) return;
-    struct gt_thread *self = tr_current();
-    if (!self) return;
+    return sig > 0 && pid != getpid();
+}
+
+/* After signal sig was sent to pid (kill's convention) by traced thread self in a call begun at
+ * ts (tr_clock): the gotrace.kill log, timed at ts (before the receiver could wake: a merged
+ * trace links its wait to the sender). */
+GOTRACE_API_FN static void sent(struct gt_thread *self, const char *how, pid_t pid, int sig,
+                                uint64_t ts)
+{
     int saved = errno;
     char text[96], name[24];
     sig_text(name, sig);
@@ -214,18 +220,33 @@ GOTRACE_API_FN static void sent(const char *how, pid_t pid, int sig, uint64_t ts
     errno = saved;
 }
 
+/* The sender's record is taken before the call: a forked child whose first traced call this is
+ * takes up its thread there (its first events), so the log's time, read next, comes before the
+ * signal can wake the receiver. */
 EXPORT int kill(pid_t pid, int sig)
 {
-    uint64_t ts = tr_clock();
+    struct gt_thread *self = logs_kill(pid, sig) ? tr_current() : NULL;
+    uint64_t ts = self ? tr_clock() : 0;
     int r = REAL(kill)(pid, sig);
-    if (r == 0) sent("kill", pid, sig, ts);
+    if (self && r == 0) sent(self, "kill", pid, sig, ts);
+    return r;
+}
+
+/* glibc's killpg is kill(-pgrp) inside itself, which the kill hook does not see. */
+EXPORT int killpg(pid_t pgrp, int sig)
+{
+    struct gt_thread *self = pgrp >= 0 && logs_kill(-pgrp, sig) ? tr_current() : NULL;
+    uint64_t ts = self ? tr_clock() : 0;
+    int r = REAL(killpg)(pgrp, sig);
+    if (self && r == 0) sent(self, "killpg", -pgrp, sig, ts);
     return r;
 }
 
 EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
 {
-    uint64_t ts = tr_clock();
+    struct gt_thread *self = logs_kill(pid, sig) ? tr_current() : NULL;
+    uint64_t ts = self ? tr_clock() : 0;
     int r = REAL(sigqueue)(pid, sig, value);
-    if (r == 0) sent("sigqueue", pid, sig, ts);
+    if (self && r == 0) sent(self, "sigqueue", pid, sig, ts);
     return r;
 }

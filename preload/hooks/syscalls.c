@@ -240,7 +240,7 @@ static const char *child_reason(char *buf, size_t cap, long pid)
 
 /* After a wait that blocked and reaped (or saw stop or continue) child pid with status st: the
  * gotrace.ended log "child PID exited, status N" and kin, with the waiting call's stack. */
-GOTRACE_API_FN static void child_ended(struct gt_thread *self, pid_t pid, int st)
+GOTRACE_API_FN void child_ended(struct gt_thread *self, pid_t pid, int st)
 {
     char text[96], sig[24];
     int saved = errno;

@@ -153,6 +153,7 @@
     X(fexecve, int, (int, char *const[], char *const[]), 0)                                        \
     X(_exit, void, (int), 0)                                                                       \
     X(fork, pid_t, (void), 0)                                                                      \
+    X(vfork, pid_t, (void), 0)                                                                     \
     X(posix_spawn, int,                                                                            \
       (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
        char *const[], char *const[]),                                                              \
@@ -161,8 +162,11 @@
       (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
        char *const[], char *const[]),                                                              \
       0)                                                                                           \
+    X(popen, FILE *, (const char *, const char *), 0)                                              \
+    X(pclose, int, (FILE *), 0)                                                                    \
     X(sigsuspend, int, (const sigset_t *), 0)                                                      \
     X(kill, int, (pid_t, int), 0)                                                                  \
+    X(killpg, int, (pid_t, int), 0)                                                                \
     X(sigqueue, int, (pid_t, int, const union sigval), 0)                                          \
     X(pause, int, (void), 0)                                                                       \
     X(sigwait, int, (const sigset_t *, int *), 0)                                                  \

@@ -288,3 +288,98 @@ Test(merge, post_log_ends_wait_on_the_shared_object, .init = make_dir, .fini = r
                          cases[k][1]);
     }
 }
+
+/* ---- signals to a process group ---- */
+
+/* Writes dir/name: process pid (group pgid; 0: a process batch without the group, as older
+ * tracers wrote it) whose thread pid either logs gotrace.kill "kill" at tick 100 (a sender) or
+ * waits in sigsuspend from tick 50 to its own unblock at 150 (kill NULL). */
+static void write_process(const char *name, unsigned pid, unsigned pgid, const char *kill)
+{
+    struct dt_buf p = {0}, b = {0}, t = {0};
+    dt_uv(&p, pid);
+    dt_uv(&p, 1);
+    dt_uv(&p, 1);
+    dt_put(&p, "x", 1);
+    if (pgid) dt_uv(&p, pgid);
+    dt_put(&b, (uint8_t[]){GO_EV_EXPERIMENTAL_BATCH, GT_EXP_PROC}, 2);
+    dt_uv(&b, 1);
+    dt_uv(&b, GO_NO_THREAD);
+    dt_uv(&b, 0);
+    dt_uv(&b, p.n);
+    dt_put(&b, p.b, p.n);
+    char text[1024], path[256];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "str 1 gotrace.kill\nstr 2 %s\nstr 3 signal: "
+                                "sigsuspend\nM %u: @10 ProcStatus 0 Running; @11 GoStatus 1 %u "
+                                "Running; %s; @200 GoDestroy\nraw",
+                                kill ? kill : "-", pid, pid,
+                                kill ? "@100 UserLog 0 1 2 0"
+                                     : "@50 GoBlock 3 0; @150 GoUnblock 1 1 0; @151 GoStart 1 2");
+    for (size_t i = 0; i < b.n; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, " %02x", b.b[i]);
+    dt_build(&t, text);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(t.b, 1, t.n, f) == t.n && fclose(f) == 0);
+    dt_free(&t);
+    dt_free(&b);
+    dt_free(&p);
+}
+
+/* The merge of a sender (pid 10, group 10) whose log is kill, and of four processes in
+ * sigsuspend: 21 and 22 in group 20, 30 in group 30, 23 without a known group: which of them
+ * were woken by the sender ("21 22 " if those), in pid order. */
+static void group_woken(const char *kill, char *out, size_t cap)
+{
+    static const unsigned pids[] = {21, 22, 30, 23}, groups[] = {20, 20, 30, 0};
+    const char *paths[5];
+    char names[5][160];
+    write_process("s.trace", 10, 10, kill);
+    snprintf(names[0], sizeof names[0], "%s/s.trace", dir);
+    for (int k = 0; k < 4; k++) {
+        char file[32];
+        snprintf(file, sizeof file, "w%u.trace", pids[k]);
+        write_process(file, pids[k], groups[k], NULL);
+        snprintf(names[k + 1], sizeof names[k + 1], "%s/%s", dir, file);
+    }
+    for (int k = 0; k < 5; k++)
+        paths[k] = names[k];
+    struct dt_buf o = {0};
+    struct gd_merge_out mo = {to_buf, &o};
+    struct gd_err err;
+    size_t bad;
+    cr_assert_eq(gd_merge(paths, 5, 1, 0, &mo, &err, &bad), 0, "%s", err.msg);
+    struct gd_dec d;
+    cr_assert_eq(gd_dec_fdopen(&d, dt_memfd(o.b, o.n), 1 << 20), 0, "%s", d.err.msg);
+    struct gd_tev ev;
+    int rc;
+    uint64_t sender = GD_NONE;
+    out[0] = 0;
+    while ((rc = gd_dec_next(&d, &ev)) > 0) {
+        if (ev.type == GO_EV_USER_LOG) sender = ev.g;
+        if (ev.type != GO_EV_GO_UNBLOCK || ev.g == GD_NONE) continue;
+        cr_assert_eq(ev.g, sender, "an unblock by another than the sender");
+        snprintf(out + strlen(out), cap - strlen(out), "%llu ", (unsigned long long)(ev.m));
+    }
+    cr_assert_eq(rc, 0, "%s", d.err.msg);
+    gd_dec_close(&d);
+    dt_free(&o);
+}
+
+/* A signal to a group ends the signal waits of the processes in it (their process batches say
+ * their group), one to its own group the same with the sender's group, one to every process
+ * every waiter's; a process without a known group (an older tracer's) is not taken; a signal to
+ * one pid only that one. The unblocks are written on the sender's thread (M 10). */
+Test(merge, signal_to_a_group_wakes_its_members, .init = make_dir, .fini = remove_dir)
+{
+    char woken[64];
+    group_woken("SIGUSR1 to process group 20 by killpg", woken, sizeof woken);
+    cr_assert_str_eq(woken, "10 10 ");
+    group_woken("SIGUSR1 to process group 30 by kill", woken, sizeof woken);
+    cr_assert_str_eq(woken, "10 ");
+    group_woken("SIGUSR1 to every process by kill", woken, sizeof woken);
+    cr_assert_str_eq(woken, "10 10 10 10 ");
+    group_woken("SIGUSR1 to pid 22 by kill", woken, sizeof woken);
+    cr_assert_str_eq(woken, "10 ");
+}

@@ -11,7 +11,9 @@
 #   and assembly ended; make's critical path runs through the link (ld) and a compile (cc1);
 # - Python multiprocessing Pool(2) with fork (3 processes: the pool's, with its main thread and 3
 #   handler threads, and 2 workers of one thread) and with spawn (4: the resource tracker too);
-#   system('/bin/true') and popen('/bin/echo hi'): a shell each, and true and echo;
+#   system('/bin/true') (once Python waits) and popen('/bin/echo hi'): a shell each, and true
+#   and echo; system's child named in Python's trace (gotrace.spawn with system's stack), its
+#   wait woken by the shell's exit;
 # - the pipeline's files written with GOTRACE_OUT=x.%p.trace merged by `gotrace merge`, folder
 #   and file list alike, and cut into 1 ms generations (many output generations, each valid).
 # - a program whose lock holders are known (progs/locks.c chain) run by a shell: `locks --holders`
@@ -161,15 +163,29 @@ for m in fork:3 spawn:4; do
 done
 
 # system() and popen() (posix_spawn of /bin/sh, which runs the command): both followed.
+# system's shell runs /bin/true once Python sleeps in its wait (shell builtins only: no more
+# processes), so that the wait blocks.
+cat >sp.py <<'EOF'
+import os
+os.system('while read w </proc/$PPID/wchan; [ "$w" != do_wait ]; do :; done; /bin/true')
+print(os.popen('/bin/echo hi').read().strip())
+EOF
 rc=0
-"$G" record -o sp.trace -- "$py" -c \
-    "import os; os.system('/bin/true'); print(os.popen('/bin/echo hi').read().strip())" \
-    >sp.out 2>sp.err || rc=$?
+"$G" record -o sp.trace -- "$py" sp.py >sp.out 2>sp.err || rc=$?
 assert_eq "$rc:$(cat sp.out)" "0:hi" "system and popen under record"
 validate sp.trace
 for c in "$pyname:1" sh:2 true:1 echo:1; do
     assert_eq "$(count_named sp.trace "${c%:*}")" "${c#*:}" "${c%:*} processes under system/popen"
 done
+# system(): Python's trace names the shell it made (gotrace.spawn, system's stack) and its wait
+# for it ("wait: child PID", not running time) is woken by the shell's exit.
+spid=$("$G" dump --stacks sp.trace | awk '/ key="gotrace.spawn" value="pid / {
+    p = $0; sub(/.* value="pid /, "", p); sub(/".*/, "", p); getline; if ($1 == "system") print p }')
+[ -n "$spid" ] || fail "no gotrace.spawn log with system's stack in Python's trace"
+assert_eq "$(images sp.trace | grep -c "^sh\[$spid\] ")" 1 "the spawned shell is in the merged trace"
+"$G" contention sp.trace | awk -v r="wait: child $spid" '/^#/ { on = index($0, "  " r "  ") > 0 }
+    on && /woken by:/ { print; exit }' >sp.woken
+assert_eq "$(cat sp.woken)" "  woken by: sh[$spid] main (exited) (1)" "system's wait woken by the shell"
 
 # 4. gotrace merge of files written with GOTRACE_OUT=x.%p.trace.
 mkdir -p m

@@ -26,13 +26,25 @@
 # - two: main waits for child "first", then child "second": critical-path's default target is
 #   the root process's main thread and its path crosses into both children (their work
 #   threads, each about 40 ms of CPU, most of the path), through the waits and the forks.
+# - signal1: as signal, the sender's kill its first traced call (its tracer takes up its thread
+#   there, before the kill): still woken by the sender;
+# - group: main's killpg to the group of a child asleep in sigsuspend (the child's own group):
+#   the child's wait woken by main's thread; group0: a child leading its own group signals it
+#   all (kill(0, ...)): the wait of the child it made there woken by the leader's thread;
+# - system, popen, vfork: main runs a child through system(), popen() + pclose(), vfork() +
+#   exec + waitpid (the command exec's this program: the shell's process is the child, which
+#   computes once main waits): main's trace holds a gotrace.spawn (vfork: gotrace.fork) log
+#   naming the child with the call's stack (system, popen or vfork, then mode_system, ...),
+#   system's, pclose's and waitpid's waits are "wait: child PID" woken by the child's main
+#   thread (contention, summary), and critical-path from main crosses into the child's work
+#   thread.
 # itest-timeout: 120
 
 prog=$(build_prog xproc)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in child signal two sem cond condshm futex semopen rwlock rdlock; do
+for mode in child signal two sem cond condshm futex semopen rwlock rdlock signal1 group group0 system popen vfork; do
     rm -f "plain.$mode.pids" "$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "xproc $mode untraced" 0
@@ -146,3 +158,44 @@ shared futex waker "sync: futex shared anon+0x" "woken by"
 shared semopen poster "sync: semaphore shared /dev/shm/sem\.[^+]*+0x" "posted by"
 shared rwlock writer "sync: rwlock write shared anon+0x" "held by"
 shared rdlock reader "sync: rwlock write shared anon+0x" "held by (unknown)"
+
+# ---- signal1 ----
+snd=$(awk '$1 == "sender" { print $2 }' signal1.pids)
+assert_eq "$(site_wakers signal1.trace "signal: sigsuspend")" "  woken by: xproc[$snd] main (1)" \
+    "sigsuspend woken by a sender whose first traced call is the kill"
+
+# ---- group, group0 ----
+wt=$(awk '$1 == "waiter" { print $2 }' group.pids)
+gmain=$(basename "$(ls group.trace.d/*.trace | grep -v "/$wt.trace")" .trace)
+"$G" dump group.trace | grep -q "key=\"gotrace.kill\" value=\"SIGUSR1 to process group $wt by killpg\"" ||
+    fail "no gotrace.kill log of the killpg to group $wt"
+assert_eq "$(site_wakers group.trace "signal: sigsuspend")" "  woken by: xproc[$gmain] main (1)" \
+    "the group member's sigsuspend woken by killpg's caller"
+lead=$(awk '$1 == "leader" { print $2 }' group0.pids)
+assert_eq "$(site_wakers group0.trace "signal: sigsuspend")" "  woken by: xproc[$lead] main (1)" \
+    "the group member's sigsuspend woken by the leader's kill(0)"
+"$G" summary group0.trace | grep -q "^    blocked on signal: sigsuspend .* in 1 waits, 100% ended by xproc\[$lead\] main\$" ||
+    fail "summary does not name the group's sender: $("$G" summary group0.trace | grep 'sigsuspend')"
+
+# ---- system, popen, vfork ----
+for how in system popen vfork; do
+    kid=$(awk '$1 == "spawned" { print $2 }' $how.pids)
+    [ -n "$kid" ] || fail "$how: no spawned child noted"
+    key=$([ $how = vfork ] && echo gotrace.fork || echo gotrace.spawn)
+    "$G" dump --stacks $how.trace | awk -v v="key=\"$key\" value=\"pid $kid\"" '
+        /^[0-9]/ { on = index($0, v) > 0; n = 0; next }
+        on { n++; if (n == 1) print $1; if (n == 2) print $1 }' >$how.spawn
+    assert_eq "$(tr '\n' ' ' <$how.spawn)" "$how mode_$how " "$how: the spawn log's stack"
+    wait_site=$(case $how in system) echo system ;; popen) echo pclose ;; *) echo waitpid ;; esac)
+    "$G" contention $how.trace | awk -v r="wait: child $kid" '/^#/ { on = index($0, "  " r "  ") > 0; n = 0; next }
+        on { n++; if (n == 1) print $1 }' >$how.waitstk
+    assert_eq "$(cat $how.waitstk)" "$wait_site" "$how: the wait for the child is $wait_site's"
+    assert_eq "$(site_wakers $how.trace "wait: child $kid")" "  woken by: xproc[$kid] main (exited) (1)" \
+        "$how: the wait for its child woken by the child's main thread"
+    "$G" summary $how.trace | grep -q "^    blocked on wait: child $kid .* in 1 waits, 100% ended by xproc\[$kid\] main (exited)\$" ||
+        fail "$how: summary does not name the child: $("$G" summary $how.trace | grep 'wait: child')"
+    "$G" critical-path $how.trace >$how.cp || fail "$how: critical-path failed"
+    ms=$(awk -v n="xproc[$kid] work" '/^by thread:/ { on = 1; next } /^$/ { on = 0 }
+        on && index($0, n) { v = $2; if (v ~ /ms$/) print int(v); else if (v ~ /s$/) print int(v * 1000); else print 0 }' $how.cp)
+    assert_ge "${ms:-0}" 30 "$how: critical path share of the child's work thread (ms)"
+done

@@ -20,7 +20,17 @@
  * - rwlock: main waits to write-lock a process-shared rwlock that child "writer" holds for
  *   writing (main starts once the child says so, through shared memory) and unlocks once main
  *   sleeps; then main unlocks it with nobody waiting.
- * - rdlock: the same with child "reader" holding it for reading. */
+ * - rdlock: the same with child "reader" holding it for reading.
+ * - signal1: as signal, the child's kill its first traced call.
+ * - group: main's killpg to the group of child "waiter" (its own), asleep in sigsuspend.
+ * - group0: child "leader" makes its own group and there child "waiter", asleep in sigsuspend,
+ *   then signals its whole group (kill(0, ...)), ignoring the signal itself.
+ * - system, popen: main runs `exec xproc spawned PIDFILE` through system(), or through
+ *   popen(..., "w") then pclose() (the child reads its stdin to the end first); that child,
+ *   "spawned" (its shell exec'd it: the same process), computes once main sleeps in waitpid.
+ * - vfork: main vfork()s a child that exec's `xproc spawned PIDFILE -`, and waits for it.
+ * - spawned: (the child of system, popen and vfork) notes itself, reads stdin to its end if told,
+ *   computes. */
 #include "children.h"
 #include "common.h"
 
@@ -78,6 +88,13 @@ static void start_trace(void)
 static void send_usr1(pid_t parent)
 {
     start_trace();
+    until_sleeping_in(parent, "sigsuspend");
+    OK(kill(parent, SIGUSR1) == 0);
+}
+
+/* The sender's first traced call is its kill: its log must still come before the wake-up. */
+static void send_usr1_first(pid_t parent)
+{
     until_sleeping_in(parent, "sigsuspend");
     OK(kill(parent, SIGUSR1) == 0);
 }
@@ -243,28 +260,144 @@ static void on_usr1(int sig)
     got = sig;
 }
 
-static void mode_signal(void)
+/* SIGUSR1 blocked and caught (on_usr1), so that only sigsuspend takes it. */
+static void catch_usr1(void)
 {
-    sigset_t usr1, none;
+    sigset_t usr1;
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
-    sigemptyset(&none);
     OK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
     signal(SIGUSR1, on_usr1);
-    pid_t pid = child("sender", send_usr1);
+}
+
+static void wait_usr1(void)
+{
+    sigset_t none;
+    sigemptyset(&none);
     errno = 0;
     OK(sigsuspend(&none) == -1 && errno == EINTR && got == SIGUSR1);
+}
+
+static void mode_signal(void (*send)(pid_t parent))
+{
+    catch_usr1();
+    pid_t pid = child("sender", send);
+    wait_usr1();
     reap(pid);
+}
+
+/* A waiter in a group of its own (the first thing it does, before its parent can see it in
+ * sigsuspend), woken by a signal to that group. */
+static void group_waiter(pid_t parent)
+{
+    (void)parent;
+    OK(setpgid(0, 0) == 0);
+    catch_usr1();
+    wait_usr1();
+}
+
+static void mode_group(void)
+{
+    pid_t pid = child("waiter", group_waiter);
+    until_sleeping_in(pid, "sigsuspend");
+    OK(killpg(pid, SIGUSR1) == 0);
+    reap(pid);
+}
+
+/* The leader of a group of its own, with a waiter in it: kill(0) reaches both; the leader
+ * ignores the signal. */
+static void waiter(pid_t parent)
+{
+    (void)parent;
+    wait_usr1();
+}
+
+static void group_leader(pid_t parent)
+{
+    (void)parent;
+    OK(setpgid(0, 0) == 0);
+    catch_usr1();
+    pid_t pid = child("waiter", waiter); /* it catches SIGUSR1 */
+    signal(SIGUSR1, SIG_IGN);
+    until_sleeping_in(pid, "sigsuspend");
+    OK(kill(0, SIGUSR1) == 0);
+    reap(pid);
+}
+
+/* The command system() and popen() run: this program as "spawned" (exec: the shell's own
+ * process). */
+static char *spawn_line(const char *self, const char *pidfile, const char *how)
+{
+    static char line[4096];
+    snprintf(line, sizeof line, "exec '%s' spawned '%s' %s", self, pidfile, how);
+    return line;
+}
+
+static void mode_system(const char *self, const char *pidfile)
+{
+    fflush(pids);
+    OK(system(spawn_line(self, pidfile, "-")) == 0);
+}
+
+static void mode_popen(const char *self, const char *pidfile)
+{
+    fflush(pids);
+    FILE *f = popen(spawn_line(self, pidfile, "stdin"), "w");
+    OK(f != NULL);
+    if (!f) return;
+    OK(fputs("a line for the child\n", f) >= 0);
+    OK(pclose(f) == 0);
+}
+
+static void mode_vfork(const char *self, const char *pidfile)
+{
+    fflush(pids);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execl(self, self, "spawned", pidfile, "-", (char *)NULL);
+        _exit(127);
+    }
+    OK(pid > 0);
+    if (pid > 0) reap(pid);
+}
+
+/* The child system(), popen() or vfork() made: it notes itself, reads its stdin to the end if told
+ * (popen's pipe: its end is pclose's), then computes once its parent waits for it. */
+static void mode_spawned(const char *how)
+{
+    fprintf(pids, "spawned %d\n", (int)getpid());
+    fflush(pids);
+    char buf[256];
+    if (!strcmp(how, "stdin"))
+        while (fread(buf, 1, sizeof buf, stdin) > 0)
+            ;
+    compute(getppid());
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || !(pids = fopen(argv[2], "a"))) return 2;
+    if (argc < 3 || !(pids = fopen(argv[2], "a"))) return 2;
     const char *mode = argv[1];
+    if (!strcmp(mode, "spawned") && argc == 4) {
+        mode_spawned(argv[3]);
+        return ok ? 0 : 1; /* prints nothing: its stdout is its parent's */
+    }
     if (!strcmp(mode, "child")) {
         reap(child("computer", compute));
     } else if (!strcmp(mode, "signal")) {
-        mode_signal();
+        mode_signal(send_usr1);
+    } else if (!strcmp(mode, "signal1")) {
+        mode_signal(send_usr1_first);
+    } else if (!strcmp(mode, "group")) {
+        mode_group();
+    } else if (!strcmp(mode, "group0")) {
+        reap(child("leader", group_leader));
+    } else if (!strcmp(mode, "system")) {
+        mode_system(argv[0], argv[2]);
+    } else if (!strcmp(mode, "vfork")) {
+        mode_vfork(argv[0], argv[2]);
+    } else if (!strcmp(mode, "popen")) {
+        mode_popen(argv[0], argv[2]);
     } else if (!strcmp(mode, "two")) {
         reap(child("first", compute));
         reap(child("second", compute));
