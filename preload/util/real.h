@@ -162,6 +162,7 @@
       (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,       \
        char *const[], char *const[]),                                                              \
       0)                                                                                           \
+    X(system, int, (const char *), 0)                                                              \
     X(popen, FILE *, (const char *, const char *), 0)                                              \
     X(pclose, int, (FILE *), 0)                                                                    \
     X(sigsuspend, int, (const sigset_t *), 0)                                                      \
