@@ -2,8 +2,9 @@
  * waits (thread_foreach), indexes them by TID, judges each one (who holds what it waits on now,
  * whether it is stuck), finds the deadlocks in the steps of decoder/analysis/hangs.c (the
  * cycles of holders, the waiters of exited holders, the threads behind those, every thread
- * stuck), then reports what is new. A deadlock is named by its head, its first thread (in
- * registry order; a cycle's lowest): every thread of it has dl = the head's index. */
+ * stuck), then reports what is new; then judges each thread reading a pipe (pipe_round). A deadlock
+ * is named by its head, its first thread (in registry order; a cycle's lowest): every thread of it
+ * has dl = the head's index. */
 #include "hang.h"
 
 #include "clock.h"
@@ -375,8 +376,9 @@ static void find_behind(void)
 }
 
 /* Whether every task of the process but this one (the flusher) is a thread collected, asleep in
- * the kernel with its wait unchanged, or has ended (a zombie: a main thread that called
- * pthread_exit): no thread the tracer does not see runs, and no waiter was just woken. */
+ * the kernel with its wait (with reads_too, or its read) unchanged, or has ended (a zombie: a
+ * main thread that called pthread_exit): no thread the tracer does not see runs, and no waiter
+ * was just woken. */
 static int tasks_asleep(int reads_too)
 {
     DIR *d = opendir("/proc/self/task");
@@ -628,12 +630,12 @@ static void report_exit_held(void *ctx, const struct lo_exit *e)
 
 /* Whether every thread of this process but reader r is stuck, or reads the same descriptor as
  * long: then no thread of it can write to the pipe it holds (nor can a handler of a signal). */
-static int others_stuck(long r)
+static int others_stuck(long r, uint64_t now)
 {
     if (N.partial || (H.catches && H.catches())) return 0;
     for (long k = 0; k < (long)N.n; k++) {
         const struct node *x = &N.v[k];
-        int reads = x->rfd == N.v[r].rfd && x->rsince <= N.v[r].rsince + H.ticks;
+        int reads = x->rfd == N.v[r].rfd && x->rsince <= now && now - x->rsince >= H.ticks;
         if (k != r && !x->stuck && !reads) return 0;
     }
     return tasks_asleep(1);
@@ -731,7 +733,7 @@ static int pipe_round(long r, uint64_t now)
     int pids[IO_HOLDERS], self = 0, nh = 0;
     if (!io_due(r, now)) return 0;
     if (hp_pipe_of(N.v[r].rfd, &p) || !hp_reads_now(N.v[r].tid, N.v[r].rfd)) return 0;
-    int own_ok = others_stuck(r);
+    int own_ok = others_stuck(r, now);
     struct hp_holder parent = {.pid = getppid()};
     int parent_ok = parent.pid > 1 && hp_waits_for(&parent, getpid());
     if (!own_ok && !parent_ok) return 0;
