@@ -239,19 +239,15 @@ static int all_stuck(struct hg_report *r)
 
 /* ---- deadlocks across processes (hg_xproc) ---- */
 
-#define XP_RAN_NS                                                                                  \
-    1000 /* running after the wait no longer than this: the end a merge or a                       \
-            recovery writes for a thread of a killed process, not a thread that                    \
-            went on */
-
 /* Whether thread g, named by the log of time t, was in a wait or system call at t that lasted
- * until `at` or until it ended without running again. */
+ * until `at` or until it ended without doing anything after it (hd_g lw_on: a thread whose
+ * wait ended writes a log, a creation, a new wait or system call as it goes on). */
 static int xp_held(const struct hd *s, const struct hg_report *r, uint32_t g, int64_t t)
 {
     const struct hd_g *x = g < s->gxcap ? &s->gx[g] : NULL;
     uint8_t doing = r->t[g].doing;
     if (doing == HG_SYSCALL || doing == HG_WAITING) return r->t[g].since <= t;
-    return doing == HG_EXITED && x && x->lw_state && x->lw_begin <= t && x->lw_ran < XP_RAN_NS;
+    return doing == HG_EXITED && x && x->lw_state && x->lw_begin <= t && !x->lw_on;
 }
 
 /* The deadlock of log l, if the trace still shows it at `at`: its threads into *x. 1 yes, 0

@@ -599,12 +599,10 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     if (!x) return;
     if (state == GS_WAITING || state == GS_SYSCALL) {
         x->lw_state = state;
+        x->lw_on = 0;
         x->lw_reason = state == GS_WAITING ? g->reason : 0;
         x->lw_begin = start;
         x->lw_end = end;
-        x->lw_ran = 0;
-    } else if (state == GS_RUNNING && x->lw_end) {
-        x->lw_ran += end - start;
     }
     uint32_t obj = HD_NONE, holder = HD_NONE;
     if (state == GS_WAITING && x->waiting && x->since == start) {
@@ -792,6 +790,8 @@ static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_ge
         ev->type != GO_EV_GO_BLOCK && ev->type != GO_EV_USER_LOG)
         return 0;
     uint32_t gi = ev->g != GD_NONE ? g_index(s, ev->g) : HD_NONE;
+    struct hd_g *gx = gi != HD_NONE && ev->type != GO_EV_GO_BLOCK ? gx_of(s, gi) : NULL;
+    if (gx && gx->lw_end && ev->time >= gx->lw_end) gx->lw_on = 1; /* it went on after its wait */
     if (ev->type == GO_EV_USER_LOG) {
         if (deadlock_log(s, ev, gen)) return -1;
         return s->a.multi && gi != HD_NONE ? fork_log(s, gi, ev, gen) : 0;

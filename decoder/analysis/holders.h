@@ -99,11 +99,12 @@ struct hd_g {        /* per goroutine, by index in gd_ana.gs */
     uint32_t creator;    /* who created it, HD_NONE */
     int64_t created;
     /* Its last wait or system call (hangs' waits across processes): the state (GS_WAITING,
-     * GS_SYSCALL), its interned reason, when it began and ended (0: not yet), and how long the
-     * thread ran after it (ns). */
-    uint8_t lw_state;
+     * GS_SYSCALL), its interned reason, when it began and ended (0: not yet), and whether the
+     * thread did something after it (a log, a creation, a task event: went on; a merge's or a
+     * recovery's end of a killed process's thread writes none). */
+    uint8_t lw_state, lw_on;
     uint32_t lw_reason;
-    int64_t lw_begin, lw_end, lw_ran;
+    int64_t lw_begin, lw_end;
 };
 
 /* A gotrace.deadlock log of the live check's waits across processes (docs/locks.md section

@@ -103,7 +103,7 @@ static void xproc(const struct ctx *c, const struct hg_xproc *x)
         else
             snprintf(what, sizeof what, "waiting (%s)", c->s->a.str.s[e->lw_reason]);
         if (c->r->t[g].doing == HG_EXITED)
-            snprintf(w, sizeof w, "%s until its trace ended at %s", what,
+            snprintf(w, sizeof w, "%s until it ended at %s", what,
                      gd_fmt_dur(c->r->t[g].since - c->s->t0, t1, sizeof t1));
         else
             snprintf(w, sizeof w, "%s at the end", what);

@@ -3,8 +3,9 @@
 # from the programs' design:
 # - parent: the child "reader" reads a pipe until EOF while main, holding its only write end,
 #   waits for it (waitpid): one live report naming the reader's thread and pipe and main's wait
-#   for it, the reader's stack; once its trace holds the report's log, the tree is killed;
-#   `gotrace hangs` on the merged trace names both waits (each until its trace ended), and on
+#   for it, the reader's stack, and no second report in the next 6 rounds of the check; then the
+#   tree is killed;
+#   `gotrace hangs` on the merged trace names both waits (each until it ended), and on
 #   the reader's own trace the reader;
 # - self: the reader holds the only write end itself (main closed both ends and waits): the
 #   report says so, and `hangs` on the merged trace names the reader;
@@ -25,10 +26,10 @@ kill_tree() {
     for p in $(awk '{ print $2 }' "$1.pids" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
 }
 
-# until_grep WHAT SECONDS CMD...: polls CMD (every 0.1 s) until it succeeds, at most SECONDS.
-until_grep() {
-    local what=$1 n=$(($2 * 10)) i
-    shift 2
+# until_ok SECONDS CMD...: polls CMD (every 0.1 s) until it succeeds, at most SECONDS.
+until_ok() {
+    local n=$(($1 * 10)) i
+    shift
     for ((i = 0; i < n; i++)); do
         "$@" && return 0
         sleep 0.1
@@ -36,21 +37,33 @@ until_grep() {
     return 1
 }
 
-# hung MODE: records MODE in the background until its stderr has a live report and the reader's
-# trace its log (at most 30 s each), then kills the tree; record recovers and merges it.
+# more_gens FILE N: FILE holds N generations or more.
+more_gens() { [ "$(generations "$1")" -ge "$2" ]; }
+
+# poke KID: writes a byte into the pipe process KID reads (its fd 3), through /proc.
+poke() { echo x >"/proc/$1/fd/3"; }
+
+# hung MODE [TAG]: records MODE (files TAG.*, TAG defaults to MODE) in the background (a generation every 50 ms) until its stderr has a
+# live report and the reader's trace its log (at most 30 s each), runs $HUNG_HOOK KID if set,
+# waits for 12 generations more, then kills the tree; record recovers and merges it.
 hung() {
-    local mode=$1 rc=0 rec kid
+    local pmode=$1 mode=${2:-$1} rc=0 rec kid
     rm -rf "$mode".*
-    GOTRACE_HANG_MS=200 "$G" record -o "$mode.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids" \
-        >"$mode.out" 2>"$mode.err" &
+    GOTRACE_HANG_MS=200 GOTRACE_PERIOD_MS=50 "$G" record -o "$mode.trace" -- "$prog" "$pmode" \
+        "$CASE_DIR/$mode.pids" >"$mode.out" 2>"$mode.err" &
     rec=$!
-    if ! until_grep report 30 grep -q '^gotrace: deadlock: ' "$mode.err"; then
+    if ! until_ok 30 grep -q '^gotrace: deadlock: ' "$mode.err"; then
         kill_tree "$mode"
         fail "$mode: no live report within 30 s: $(head -c 300 "$mode.err")"
     fi
     kid=$(awk '$1 == "reader" { print $2 }' "$mode.pids")
-    until_grep log 30 grep -qa 'gotrace.deadlock' "$mode.trace.d/$kid.trace" ||
+    until_ok 30 grep -qa 'gotrace.deadlock' "$mode.trace.d/$kid.trace" ||
         { kill_tree "$mode"; fail "$mode: the reader's trace has no gotrace.deadlock log"; }
+    [ -z "${HUNG_HOOK:-}" ] || "$HUNG_HOOK" "$kid"
+    # 12 more generations (600 ms: 6 more rounds of the check, in which a second report would come)
+    local gens=$(($(generations "$mode.trace.d/$kid.trace") + 12))
+    until_ok 30 more_gens "$mode.trace.d/$kid.trace" "$gens" ||
+        { kill_tree "$mode"; fail "$mode: the reader's trace did not reach $gens generations"; }
     kill_tree "$mode"
     wait "$rec" || rc=$?
     assert_eq "$rc" 137 "record's status for $mode (killed)"
@@ -76,9 +89,9 @@ text=$(heads parent.err | sed 's/^gotrace: deadlock: //')
 "$G" hangs parent.trace >parent.hangs
 grep -qF "deadlock: across processes, found live at" parent.hangs && grep -qF ": $text" parent.hangs ||
     fail "parent: hangs on the merged trace: $(head -c 600 parent.hangs)"
-grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until its trace ended at" parent.hangs ||
+grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" parent.hangs ||
     fail "parent: hangs does not name the reader: $(cat parent.hangs)"
-grep -qE "^  hangs_procs\[$main\] main \(G$num\) waiting \(wait: child $kid\) until its trace ended at" parent.hangs ||
+grep -qE "^  hangs_procs\[$main\] main \(G$num\) waiting \(wait: child $kid\) until it ended at" parent.hangs ||
     fail "parent: hangs does not name main's wait: $(cat parent.hangs)"
 assert_eq "$(tail -1 parent.hangs)" "1 deadlock" "parent: deadlocks in the merged trace"
 "$G" hangs "parent.trace.d/$kid.trace" >parent.own.hangs
@@ -88,6 +101,18 @@ assert_eq "$(tail -1 parent.own.hangs)" "1 deadlock" "parent: deadlocks in the r
 "$G" hangs "parent.trace.d/$main.trace" >parent.main.hangs
 assert_eq "$(tail -1 parent.main.hangs)" "0 deadlocks" "parent: main's own trace (no log, its wait a child's)"
 
+# ---- late: the same, but once reported the test writes a byte into the reader's pipe (through
+# /proc/KID/fd/3: a write end from outside the tree) before the tree is killed ----
+# The read that the first report rests on ends (it returns, logs, reads again), so `hangs` gives
+# no verdict from that log; the live check may report the new read (after 200 ms) before the
+# kill: the merged trace has one deadlock per report after the first.
+HUNG_HOOK=poke hung parent late
+reports=$(heads late.err | wc -l)
+assert_ge "$reports" 1 "late: live reports"
+"$G" hangs late.trace >late.hangs
+assert_eq "$(tail -1 late.hangs)" "$((reports - 1)) deadlock$([ "$reports" = 2 ] || echo s)" \
+    "late: deadlocks in the merged trace after $reports live reports ($(cat late.hangs))"
+
 # ---- self: the reader holds the only write end itself ----
 hung self
 kid=$(awk '$1 == "reader" { print $2 }' self.pids)
@@ -96,7 +121,7 @@ heads self.err | grep -qE "^gotrace: deadlock: thread $kid of hangs_procs\[$kid\
     fail "self: the report: $(heads self.err)"
 "$G" hangs self.trace >self.hangs
 grep -qE "^deadlock: across processes, found live at .*whose write end only hangs_procs\[$kid\] itself holds" self.hangs &&
-    grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until its trace ended at" self.hangs ||
+    grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" self.hangs ||
     fail "self: hangs on the merged trace: $(cat self.hangs)"
 assert_eq "$(tail -1 self.hangs)" "1 deadlock" "self: deadlocks in the merged trace"
 
