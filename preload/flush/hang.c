@@ -629,7 +629,8 @@ static void report_exit_held(void *ctx, const struct lo_exit *e)
 #define IO_HOLDERS 4 /* other processes holding a write end that are judged */
 
 /* Whether every thread of this process but reader r is stuck, or reads the same descriptor as
- * long: then no thread of it can write to the pipe it holds (nor can a handler of a signal). */
+ * long, and the program has no handler for a signal from outside: then no thread of it can
+ * write to the pipe, nor end the process (which would end a parent's wait for it). */
 static int others_stuck(long r, uint64_t now)
 {
     if (N.partial || (H.catches && H.catches())) return 0;
@@ -722,10 +723,11 @@ static int io_due(long r, uint64_t now)
     return 1;
 }
 
-/* Judges reader r: a deadlock when every holder of its pipe's write end can only move once
- * this process does (hangproc.h): this process, its other threads stuck; the parent, every
- * thread waiting for this process's end. The parent is looked at first (only a parent waits for
- * a child): without a holder that may qualify, no scan of /proc. 1 when reported. */
+/* Judges reader r: a deadlock when this process cannot move but through r's read (its other
+ * threads stuck, no signal handler of the program's: none of them can write to the pipe or end
+ * the process) and every holder of the pipe's write end can only move once this process does
+ * (hangproc.h): this process itself; the parent, every thread waiting for this process's end.
+ * The parent is looked at first (only a parent waits for a child). 1 when reported. */
 static int pipe_round(long r, uint64_t now)
 {
     struct hp_pipe p;
@@ -733,12 +735,12 @@ static int pipe_round(long r, uint64_t now)
     int pids[IO_HOLDERS], self = 0, nh = 0;
     if (!io_due(r, now)) return 0;
     if (hp_pipe_of(N.v[r].rfd, &p) || !hp_reads_now(N.v[r].tid, N.v[r].rfd)) return 0;
-    int own_ok = others_stuck(r, now);
+    if (!others_stuck(r, now)) return 0; /* another thread may write, or end the process */
     struct hp_holder parent = {.pid = getppid()};
     int parent_ok = parent.pid > 1 && hp_waits_for(&parent, getpid());
-    if (!own_ok && !parent_ok) return 0;
+    if (!parent_ok && !hp_self_holds(&p)) return 0; /* no holder may qualify: no scan */
     int n = hp_holders(&p, &self, pids, IO_HOLDERS);
-    if (n < 0 || (!n && !self) || (self && !own_ok)) return 0;
+    if (n < 0 || (!n && !self)) return 0;
     for (int k = 0; k < n; k++) {
         if (pids[k] != parent.pid || !parent_ok) return 0;
         h[nh++] = parent;

@@ -130,6 +130,11 @@ static int holds(const struct hp_pipe *p, const char *dir, long session)
     return found;
 }
 
+int hp_self_holds(const struct hp_pipe *p)
+{
+    return holds(p, "/proc/self/", -1) != 0;
+}
+
 int hp_holders(const struct hp_pipe *p, int *self_holds, int *out, int cap)
 {
     long session = getsid(0), me = getpid();

@@ -43,6 +43,9 @@ int hp_reads_now(int64_t tid, int fd);
  * -1 when that cannot be known: a process of this session whose descriptors cannot be read,
  * more than cap holders, /proc unreadable. Costs a readlink per descriptor of every process. */
 int hp_holders(const struct hp_pipe *p, int *self_holds, int *out, int cap);
+/* Whether this process holds a write end of p (1; also when it cannot tell), through
+ * /proc/self/fd only. */
+int hp_self_holds(const struct hp_pipe *p);
 /* Whether every thread of process h->pid (at most HP_TIDS) is asleep in a wait for a child
  * (wait4, waitid: waitpid, wait) that only the end of process pid ends: a wait for pid itself,
  * or for any child (of a group) when pid is its only child; and it has no handler for a signal

@@ -20,10 +20,14 @@ G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 num='[0-9]+'
 
-# kill_tree MODE: kills every process MODE's pids file names.
+# kill_tree MODE: kills every process MODE's pids file names, all stopped first: a process
+# killed while another still runs could end that one's wait (main's death ends the reader's
+# read with EOF, the reader's its wait) and let it go on before its own kill.
 kill_tree() {
-    local p
-    for p in $(awk '{ print $2 }' "$1.pids" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    local p pids
+    pids=$(awk '{ print $2 }' "$1.pids" 2>/dev/null)
+    for p in $pids; do kill -STOP "$p" 2>/dev/null || true; done
+    for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
 }
 
 # until_ok SECONDS CMD...: polls CMD (every 0.1 s) until it succeeds, at most SECONDS.
