@@ -674,7 +674,8 @@ static void pipe_text(long r, uint64_t now, const struct hp_pipe *p, const struc
 }
 
 /* Reports reader r's pipe cycle: its first line (into the trace too, with the threads whose
- * waits make it: "[reader TID; waiting TID...]", for `gotrace hangs`), its stack. */
+ * waits make it: "[reader TID; waiting TID...]", the holders' then this process's other
+ * threads, for `gotrace hangs`), its stack. */
 static void pipe_report(long r, uint64_t now, const struct hp_pipe *p, const struct hp_holder *h,
                         int nh, int self)
 {
@@ -692,7 +693,7 @@ static void pipe_report(long r, uint64_t now, const struct hp_pipe *p, const str
             len +=
                 clamp(snprintf(facts + len, sizeof facts - len, " %lld", (long long)h[k].tids[j]),
                       sizeof facts - len);
-    for (long k = 0; self && k < (long)N.n; k++)
+    for (long k = 0; k < (long)N.n; k++) /* this process's other threads, stuck */
         if (k != r)
             len += clamp(snprintf(facts + len, sizeof facts - len, " %lld", (long long)N.v[k].tid),
                          sizeof facts - len);
