@@ -650,10 +650,11 @@ static void pipe_text(long r, uint64_t now, const struct hp_pipe *p, const struc
     int pid = getpid();
     node_text(&N.v[r], who, sizeof who);
     hp_comm(pid, me, sizeof me);
-    size_t len = clamp(
-        snprintf(text, cap, "%s of %s[%d] waits %llu ms reading %s, whose write end only ", who, me,
-                 pid, (unsigned long long)((now - N.v[r].rsince) / 1000000), p->text),
-        cap);
+    size_t len =
+        clamp(snprintf(text, cap, "%s of %s[%d] waits %llu ms reading %s, whose %s end only ", who,
+                       me, pid, (unsigned long long)((now - N.v[r].rsince) / 1000000), p->text,
+                       strncmp(p->match, "socket:", 7) ? "write" : "peer"),
+              cap);
     if (self)
         len += clamp(snprintf(text + len, cap - len, "%s[%d] itself%s", me, pid, nh ? " and " : ""),
                      cap - len);

@@ -17,8 +17,8 @@
  *                  asleep in the kernel (/proc: nothing untraced runs, no waiter was just
  *                  woken), and the program has no handler for a signal that may come from
  *                  outside (one may post a semaphore): the stuck threads in no other deadlock.
- * Across processes: a thread that has read a pipe or FIFO (thread.h read_fd) for the period
- * is in a deadlock when every process holding the pipe's write end can only move once the
+ * Across processes: a thread that has read a pipe, FIFO or Unix socket (thread.h read_fd) for the
+ * period is in a deadlock when every process holding the pipe's write end can only move once the
  * reader's process does (hangproc.h, through /proc): the reader's own process, its other threads
  * all stuck and no signal handler of the program's; its parent, every thread of it waiting for
  * the reader's process to end. Reported once per read: "gotrace: deadlock: ... reading

@@ -1,10 +1,10 @@
 /* hangproc.h: what the hang check (hang.h) learns of other processes, through /proc only, to
  * judge a thread that reads a pipe or FIFO without a timeout (docs/locks.md section 6, "Across
- * processes"): which processes hold the pipe's write end, and whether every thread of such a
- * process waits for a child that is the reader's process (so only the reader's process can let
- * it move). Nothing here is called unless a thread has read a pipe for the check's period.
- * Invariants: reads /proc and fstat/fcntl's this process's descriptors, nothing else; a doubt
- * (a file that cannot be read, a process that vanished mid-look, a table too small) is an
+ * processes"): which processes hold the pipe's write end (a socket's peer), and whether every
+ * thread of such a process waits for a child that is the reader's process (so only the reader's
+ * process can let it move). Nothing here is called unless a thread has read a pipe for the check's
+ * period. Invariants: reads /proc and fstat/fcntl's this process's descriptors, nothing else; a
+ * doubt (a file that cannot be read, a process that vanished mid-look, a table too small) is an
  * answer that gives no verdict; runs on the flusher thread only. */
 #ifndef GOTRACE_HANGPROC_H
 #define GOTRACE_HANGPROC_H
@@ -13,12 +13,14 @@
 
 #define HP_TIDS 8 /* threads of a holder process judged: one with more gives no verdict */
 
-/* A pipe or FIFO this process reads. */
+/* A pipe, FIFO or connected Unix stream socket this process reads. */
 struct hp_pipe {
     dev_t dev;
-    ino_t ino;
-    int fifo;       /* a FIFO (named), else an anonymous pipe */
-    char text[120]; /* "pipe:[INO]", "fifo:PATH" */
+    ino_t ino;       /* a FIFO's inode */
+    int fifo;        /* a FIFO (named): holders are found by inode, else by match */
+    char match[100]; /* what a holder's descriptor links to: "pipe:[INO]", a socket's peer's
+                       "socket:[INO]" */
+    char text[220];  /* "pipe:[INO]", "fifo:PATH", "socket:[INO] unix, peer socket:[INO]" */
 };
 
 /* Another process holding the pipe's write end, and its threads' waits (hp_waits_for). */
@@ -33,7 +35,9 @@ struct hp_holder {
 
 /* Process pid's command (/proc/PID/comm) into buf: 0, or -1 when it is gone. */
 int hp_comm(int pid, char *buf, size_t cap);
-/* fd of this process as a pipe or FIFO: 0, or -1 when it is neither. */
+/* fd of this process as a pipe, FIFO, or Unix stream or seqpacket socket that is connected
+ * (its peer found with sock_diag's UDIAG_SHOW_PEER) and has no receive timeout: 0, or -1 when
+ * it is none of these. */
 int hp_pipe_of(int fd, struct hp_pipe *p);
 /* Whether task tid of this process is in a read, readv, recvfrom or recvmsg system call on fd
  * (/proc/self/task/TID/syscall), asleep. */

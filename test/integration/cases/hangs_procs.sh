@@ -1,12 +1,15 @@
-# hangs_procs: deadlocks across processes on a pipe (progs/hangs_procs.c; docs/locks.md section
-# 6, "Across processes"), recorded with `gotrace record` and GOTRACE_HANG_MS=200, answers known
-# from the programs' design:
+# hangs_procs: deadlocks across processes on a pipe or a socket (progs/hangs_procs.c;
+# docs/locks.md section 6, "Across processes"), recorded with `gotrace record` and
+# GOTRACE_HANG_MS=200, answers known from the programs' design:
 # - parent: the child "reader" reads a pipe until EOF while main, holding its only write end,
 #   waits for it (waitpid): one live report naming the reader's thread and pipe and main's wait
-#   for it, the reader's stack, and no second report in the next 6 rounds of the check; then the
-#   tree is killed;
-#   `gotrace hangs` on the merged trace names both waits (each until it ended), and on
-#   the reader's own trace the reader;
+#   for it, the reader's stack, and no second report in the next 6 rounds of the check; then
+#   the tree is killed; `gotrace hangs` on the merged trace names both waits (each until it
+#   ended), on the reader's own trace the reader;
+# - late: the same, and a byte written into the pipe from outside after the report ends the
+#   read it rests on: `hangs` gives no verdict from that report (one from each later one);
+# - socket: as parent, on a Unix socketpair read with recv: the report names the socket and its
+#   peer, held by main only; `hangs` on the merged trace names both waits;
 # - self: the reader holds the only write end itself (main closed both ends and waits): the
 #   report says so, and `hangs` on the merged trace names the reader;
 # - sibling, wnohang, timed (negatives): the same shape, but another child holds the write end
@@ -116,6 +119,23 @@ assert_ge "$reports" 1 "late: live reports"
 "$G" hangs late.trace >late.hangs
 assert_eq "$(tail -1 late.hangs)" "$((reports - 1)) deadlock$([ "$reports" = 2 ] || echo s)" \
     "late: deadlocks in the merged trace after $reports live reports ($(cat late.hangs))"
+
+# ---- socket: the same on a Unix socketpair read with recv: the peer end ----
+hung socket
+kid=$(awk '$1 == "reader" { print $2 }' socket.pids)
+main=$(awk '$1 == "parent" { print $2 }' socket.pids)
+assert_eq "$(heads socket.err | wc -l)" 1 "socket: live reports"
+heads socket.err | grep -qE "^gotrace: deadlock: thread $kid of hangs_procs\[$kid\] waits $num ms reading socket:\[$num\] unix, peer socket:\[$num\], whose peer end only hangs_procs\[$main\] holds; hangs_procs\[$main\] thread $main waits in wait4\($kid\)\$" ||
+    fail "socket: the report: $(heads socket.err)"
+if stacks_on; then
+    grep -qE "^gotrace: deadlock:   thread $kid waits at recv < main \(hangs_procs.c:$num\)" socket.err ||
+        fail "socket: the reader's stack: $(grep 'waits at' socket.err)"
+fi
+"$G" hangs socket.trace >socket.hangs
+grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" socket.hangs &&
+    grep -qE "^  hangs_procs\[$main\] main \(G$num\) waiting \(wait: child $kid\) until it ended at" socket.hangs ||
+    fail "socket: hangs on the merged trace: $(cat socket.hangs)"
+assert_eq "$(tail -1 socket.hangs)" "1 deadlock" "socket: deadlocks in the merged trace"
 
 # ---- self: the reader holds the only write end itself ----
 hung self

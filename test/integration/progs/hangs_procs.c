@@ -12,7 +12,8 @@
  * - wnohang: as parent, but main polls the reader with WNOHANG and 10 ms sleeps, and writes
  *   one byte after 100 polls (a second or more). Prints "ok".
  * - timed: as parent, but main waits for SIGCHLD with sigtimedwait (100 ms), and writes one
- *   byte after the tenth timeout. Prints "ok". */
+ *   byte after the tenth timeout. Prints "ok".
+ * - socket: as parent, on a Unix stream socketpair read with recv. Never ends. */
 #include "children.h"
 #include "common.h"
 
@@ -20,15 +21,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Reads fd until EOF (all), or one byte: exits 0 when it got what it expected. */
-static void reader(int fd, int all)
+/* Reads fd (with recv: sock) until EOF (all), or one byte: exits 0 when it got what it
+ * expected. */
+static void reader(int fd, int all, int sock)
 {
     char c;
     ssize_t n;
-    while ((n = read(fd, &c, 1)) > 0 && all)
+    while ((n = sock ? recv(fd, &c, 1, 0) : read(fd, &c, 1)) > 0 && all)
         ;
     _exit(all ? n != 0 : n != 1);
 }
@@ -53,16 +56,18 @@ static void one_byte(int fd)
 int main(int argc, char **argv)
 {
     int p[2];
-    if (argc != 3 || pipe(p)) return 2;
+    if (argc != 3) return 2;
     const char *mode = argv[1];
+    int sock = !strcmp(mode, "socket");
+    if (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0, p) : pipe(p)) return 2;
     if (!(pids = fopen(argv[2], "a"))) return 2;
     fprintf(pids, "parent %d\n", (int)getpid());
     fflush(pids);
-    int self = !strcmp(mode, "self"), forever = self || !strcmp(mode, "parent");
+    int self = !strcmp(mode, "self"), forever = self || sock || !strcmp(mode, "parent");
     pid_t parent = getpid(), kid = child("reader");
     if (!kid) {
         if (!self) close(p[1]);
-        reader(p[0], forever);
+        reader(p[0], forever, sock);
     }
     close(p[0]);
     if (self) close(p[1]);
