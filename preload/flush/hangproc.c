@@ -296,14 +296,15 @@ static int thread_waits(const char *dir, long tid, int pid, char *w, size_t cap)
     if (nr == SYS_wait4 && !((int)a[2] & WNOHANG)) {
         int sel = (int)a[0];
         snprintf(w, cap, "wait4(%d)%s", sel, sel == pid ? "" : ", the only child");
-        return sel == pid ? 1 : sel == -1 || sel <= 0 ? -1 : 0;
+        return sel == pid ? 1 : sel <= 0 ? -1 : 0; /* any child (of a group), or another one */
     }
     if (nr == SYS_waitid && !((int)a[3] & WNOHANG)) {
         int type = (int)a[0], id = (int)a[1];
         snprintf(w, cap, "waitid(%s, %d)%s",
-                 type == P_PID   ? "P_PID"
-                 : type == P_ALL ? "P_ALL"
-                                 : "P_PGID",
+                 type == P_PID    ? "P_PID"
+                 : type == P_ALL  ? "P_ALL"
+                 : type == P_PGID ? "P_PGID"
+                                  : "P_PIDFD",
                  id, type == P_PID && id == pid ? "" : ", the only child");
         return type == P_PID ? id == pid : -1;
     }
