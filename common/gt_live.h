@@ -128,6 +128,8 @@ struct gt_live_head {
     struct gt_live_layout layout; /* arena.c with each module's offsets */
     int64_t ppid;                 /* arena.c: the parent's pid when the tracer started */
     char name[GT_LIVE_NAME];      /* arena.c: program_invocation_short_name, NUL-terminated */
+    int64_t flusher_tid;          /* flusher.c: the TID of the tracer's thread, 0 unknown (the
+                                     hang check of another process skips it: hangproc.c) */
 };
 
 _Static_assert(sizeof(struct gt_live_head) <= GT_LIVE_HEAD_BYTES, "the head fits its region");

@@ -78,8 +78,8 @@ static int why_not(const struct hd *s, struct hg_thread *t, const struct hd_g *x
         untimed |= !strcmp(call, k->untimed[i]);
     if (!untimed) return HG_WHY_CALL;
     if (k->owned) {
-        int known = t->hold.g != HD_NONE &&
-                    (t->hold.how == HD_HOLD_BLOCK || t->hold.how == HD_HOLD_HANDED);
+        int known =
+            t->hold.g != HD_NONE && (t->hold.how == HD_HOLD_BLOCK || t->hold.how == HD_HOLD_HANDED);
         int exited = known && s->a.gs[t->hold.g].state == GS_NOTEXIST;
         if (!known || (exited && !strncmp(name, "join", 4))) return HG_WHY_HOLDER;
     } else if (!k->private_always && !in_static_storage(k, name)) {
@@ -237,6 +237,62 @@ static int all_stuck(struct hg_report *r)
     return 0;
 }
 
+/* ---- deadlocks across processes (hg_xproc) ---- */
+
+/* Whether thread g, named by the log of time t, was in a wait or system call at t that lasted
+ * until `at` or until it ended without doing anything after it (hd_g lw_on: a thread whose
+ * wait ended writes a log, a creation, a new wait or system call as it goes on). */
+static int xp_held(const struct hd *s, const struct hg_report *r, uint32_t g, int64_t t)
+{
+    const struct hd_g *x = g < s->gxcap ? &s->gx[g] : NULL;
+    uint8_t doing = r->t[g].doing;
+    if (doing == HG_SYSCALL || doing == HG_WAITING) return r->t[g].since <= t;
+    return doing == HG_EXITED && x && x->lw_state && x->lw_begin <= t && !x->lw_on;
+}
+
+/* The deadlock of log l, if the trace still shows it at `at`: its threads into *x. 1 yes, 0
+ * no, -1 out of memory. */
+static int xp_judge(const struct hd *s, const struct hg_report *r, const struct hd_dlog *l,
+                    struct hg_xproc *x)
+{
+    const char *facts = strstr(l->text, " [reader ");
+    const char *p = facts + 9;
+    int reader = 1;
+    size_t cap = 0;
+    *x = (struct hg_xproc){.t = l->t};
+    while (*p >= '0' && *p <= '9') {
+        char *end;
+        uint64_t tid = strtoull(p, &end, 10);
+        uint32_t g = hd_g_of_m(s, tid);
+        if (g == HD_NONE && reader) return 0; /* the reader's own trace holds the log */
+        if (g != HD_NONE && (g >= r->nt || !xp_held(s, r, g, l->t))) return 0;
+        if (g != HD_NONE && push(&x->g, &x->n, &cap, g)) return -1;
+        reader = 0;
+        p = end;
+        if (!strncmp(p, "; waiting", 9)) p += 9;
+        while (*p == ' ')
+            p++;
+    }
+    return *p == ']';
+}
+
+/* The deadlocks across processes of the logs up to `at`. 0 or -1. */
+static int xprocs(const struct hd *s, struct hg_report *r)
+{
+    for (size_t i = 0; i < s->ndlogs && s->dlogs[i].t <= r->at; i++) {
+        struct hg_xproc x;
+        int ok = xp_judge(s, r, &s->dlogs[i], &x);
+        if (ok > 0 && !gd_grow((void **)&r->x, &r->xcap, r->nx + 1, sizeof(*r->x))) {
+            x.text = s->dlogs[i].text;
+            r->x[r->nx++] = x;
+            continue;
+        }
+        free(x.g);
+        if (ok) return -1;
+    }
+    return 0;
+}
+
 int hg_compute(const struct hd *s, int64_t at, struct hg_report *r)
 {
     memset(r, 0, sizeof(*r));
@@ -256,6 +312,7 @@ int hg_compute(const struct hd *s, int64_t at, struct hg_report *r)
     if (!rc) rc = exited_holders(r);
     if (!rc) rc = behind(r, scratch + r->nt + 1, scratch + 2 * (r->nt + 1));
     if (!rc) rc = all_stuck(r);
+    if (!rc) rc = xprocs(s, r);
     free(scratch);
     if (rc) hg_free(r);
     return rc;
@@ -268,6 +325,9 @@ void hg_free(struct hg_report *r)
         free(r->d[i].behind);
     }
     free(r->d);
+    for (size_t i = 0; i < r->nx; i++)
+        free(r->x[i].g);
+    free(r->x);
     free(r->t);
     memset(r, 0, sizeof(*r));
 }

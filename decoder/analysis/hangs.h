@@ -50,12 +50,12 @@ enum {
 /* Why a blocked thread is not stuck (HG_WHY_*, 0 when it is stuck or not blocked on an object). */
 enum {
     HG_WHY_NONE,
-    HG_WHY_TIMED,   /* a call with a timeout */
-    HG_WHY_CALL,    /* the waiting call is unknown (no stack) or not a pthread one */
-    HG_WHY_RECENT,  /* it began less than HG_SETTLE_NS before T */
-    HG_WHY_HOLDER,  /* a lock or join whose holder at T is not known (or exited, for a join) */
-    HG_WHY_SHARED,  /* an ownerless object known by address: another process may post it */
-    HG_WHY_UNOWNED  /* an object whose owner is not recorded (futex, OpenMP critical / lock) */
+    HG_WHY_TIMED,  /* a call with a timeout */
+    HG_WHY_CALL,   /* the waiting call is unknown (no stack) or not a pthread one */
+    HG_WHY_RECENT, /* it began less than HG_SETTLE_NS before T */
+    HG_WHY_HOLDER, /* a lock or join whose holder at T is not known (or exited, for a join) */
+    HG_WHY_SHARED, /* an ownerless object known by address: another process may post it */
+    HG_WHY_UNOWNED /* an object whose owner is not recorded (futex, OpenMP critical / lock) */
 };
 
 enum { HG_CYCLE = 1, HG_EXITED_HOLDER, HG_ALL_STUCK };
@@ -83,14 +83,32 @@ struct hg_deadlock {
     size_t nbehind, bcap;
 };
 
+/* A deadlock across processes that the live check found (GOTRACE_HANG_MS: a thread reading a
+ * pipe whose write end only processes waiting for the reader's process hold, or the reader's
+ * own process with every other thread stuck; docs/locks.md section 6), still true at T by the
+ * trace: a gotrace.deadlock log (hd_dlog) at or before T, whose threads in the trace (its reader
+ * and the waiting threads it names, by TID) each were, at the log, in a wait or system call
+ * that lasted until T or until the thread ended without running again (its process was
+ * killed). A thread the log names that is not in the trace (another process's, traced apart or
+ * not at all) is taken from the log. Never one when the trace shows such a wait ended and the
+ * thread ran on. */
+struct hg_xproc {
+    const char *text; /* the log's text, its threads' list left off */
+    int64_t t;        /* the log's time */
+    uint32_t *g;      /* its threads in the trace (goroutine indexes), the reader first */
+    size_t n;
+};
+
 struct hg_report {
-    int64_t at;           /* T */
-    struct hg_thread *t;  /* by goroutine index (nt = the analysis' goroutines) */
+    int64_t at;          /* T */
+    struct hg_thread *t; /* by goroutine index (nt = the analysis' goroutines) */
     size_t nt;
     struct hg_deadlock *d;
     size_t nd, dcap;
     size_t nlive, nstuck; /* threads alive at T, of which stuck */
     int all_stuck;        /* nlive > 0 and every live thread is stuck: no thread can move */
+    struct hg_xproc *x;   /* the deadlocks across processes (not in d) */
+    size_t nx, xcap;
 };
 
 /* The report of s at time at (the time of s's last fed event, or later: a `--at` past it).

@@ -606,6 +606,13 @@ static void on_slice(struct gd_ana *a, const struct gd_ana_g *g, uint8_t state, 
     if (!following(s)) return; /* nothing to blame yet */
     struct hd_g *x = gx_of(s, gi);
     if (!x) return;
+    if (state == GS_WAITING || state == GS_SYSCALL) {
+        x->lw_state = state;
+        x->lw_on = 0;
+        x->lw_reason = state == GS_WAITING ? g->reason : 0;
+        x->lw_begin = start;
+        x->lw_end = end;
+    }
     uint32_t obj = HD_NONE, holder = HD_NONE;
     if (state == GS_WAITING && x->waiting && x->since == start) {
         obj = x->obj;
@@ -734,6 +741,24 @@ static int fork_log(struct hd *s, uint32_t gi, const struct gd_tev *ev, const st
     return gd_hm_put(&s->forkmap, pid, (uint32_t)s->nforks++) ? -1 : 0;
 }
 
+/* A UserLog ev: a gotrace.deadlock log of the live check's waits across processes (its text
+ * ends in "[reader TID; waiting ...]") is kept (hangs.c). 0, or -1 when out of memory. */
+static int deadlock_log(struct hd *s, const struct gd_tev *ev, const struct gd_gen *gen)
+{
+    uint32_t kl = 0, vl = 0;
+    const char *key = gd_str(gen, ev->args[1], &kl), *val = gd_str(gen, ev->args[2], &vl);
+    if (!key || !val || kl != 16 || memcmp(key, "gotrace.deadlock", 16) || !vl ||
+        val[vl - 1] != ']' || !memmem(val, vl, " [reader ", 9))
+        return 0;
+    if (gd_grow((void **)&s->dlogs, &s->dlogcap, s->ndlogs + 1, sizeof(*s->dlogs))) return -1;
+    char *text = malloc(vl + 1);
+    if (!text) return -1;
+    memcpy(text, val, vl);
+    text[vl] = 0;
+    s->dlogs[s->ndlogs++] = (struct hd_dlog){ev->time, text};
+    return 0;
+}
+
 /* Goroutine ni (x) was created by no goroutine: the first thread of a process another one
  * forked (a merged trace's gotrace.fork log of its pid, fork_log) has the forker, at the
  * fork, as its creator: critical-path walks on from a child's start into its parent. */
@@ -774,8 +799,12 @@ static int after_event(struct hd *s, const struct gd_tev *ev, const struct gd_ge
         ev->type != GO_EV_GO_BLOCK && ev->type != GO_EV_USER_LOG)
         return 0;
     uint32_t gi = ev->g != GD_NONE ? g_index(s, ev->g) : HD_NONE;
-    if (ev->type == GO_EV_USER_LOG)
+    struct hd_g *gx = gi != HD_NONE && ev->type != GO_EV_GO_BLOCK ? gx_of(s, gi) : NULL;
+    if (gx && gx->lw_end && ev->time >= gx->lw_end) gx->lw_on = 1; /* it went on after its wait */
+    if (ev->type == GO_EV_USER_LOG) {
+        if (deadlock_log(s, ev, gen)) return -1;
         return s->a.multi && gi != HD_NONE ? fork_log(s, gi, ev, gen) : 0;
+    }
     if (ev->type == GO_EV_GO_CREATE || ev->type == GO_EV_GO_CREATE_BLOCKED) {
         uint32_t ni = g_index(s, ev->args[0]);
         struct hd_g *x = gx_of(s, ni);
@@ -844,6 +873,9 @@ void hd_free(struct hd *s)
     gd_hm_free(&s->objmap);
     gd_hm_free(&s->forkmap);
     gd_hm_free(&s->exitwait);
+    for (size_t i = 0; i < s->ndlogs; i++)
+        free(s->dlogs[i].text);
+    free(s->dlogs);
     free(s->forks);
     gd_hm_free(&s->addrmap);
     gd_hm_free(&s->mmap);

@@ -98,6 +98,20 @@ struct hd_g {        /* per goroutine, by index in gd_ana.gs */
     int64_t state_since; /* when its state at the end (of the events fed) began */
     uint32_t creator;    /* who created it, HD_NONE */
     int64_t created;
+    /* Its last wait or system call (hangs' waits across processes): the state (GS_WAITING,
+     * GS_SYSCALL), its interned reason, when it began and ended (0: not yet), and whether the
+     * thread did something after it (a log, a creation, a task event: went on; a merge's or a
+     * recovery's end of a killed process's thread writes none). */
+    uint8_t lw_state, lw_on;
+    uint32_t lw_reason;
+    int64_t lw_begin, lw_end;
+};
+
+/* A gotrace.deadlock log of the live check's waits across processes (docs/locks.md section
+ * 6): its time and text, which ends in "[reader TID; waiting TID...]". */
+struct hd_dlog {
+    int64_t t;
+    char *text;
 };
 
 struct hd_rec { /* a wait record of the current generation */
@@ -168,7 +182,9 @@ struct hd {
         int64_t t;
     } * forks;
     size_t nforks, forkcap;
-    struct lg lg;                 /* lock tracking's records (lockgraph.h), locks by object index */
+    struct lg lg;          /* lock tracking's records (lockgraph.h), locks by object index */
+    struct hd_dlog *dlogs; /* the live check's deadlocks across processes, in order */
+    size_t ndlogs, dlogcap;
     const struct gd_ana_cb *next; /* hd_chain: another analysis of the same pass */
     void *next_user;
 };

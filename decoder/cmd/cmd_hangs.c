@@ -86,6 +86,31 @@ static void deadlock(const struct ctx *c, const struct hg_deadlock *d)
     }
 }
 
+/* A deadlock across processes (hangs.h hg_xproc): the live check's line, then each of its
+ * threads in the trace with its wait. */
+static void xproc(const struct ctx *c, const struct hg_xproc *x)
+{
+    char nb[GD_NAME_MAX], t1[32], w[1300];
+    const char *facts = strstr(x->text, " [reader ");
+    gd_out_f(c->out, "\ndeadlock: across processes, found live at %s: %.*s\n",
+             gd_fmt_dur(x->t - c->s->t0, t1, sizeof t1), (int)(facts - x->text), x->text);
+    for (size_t i = 0; i < x->n; i++) {
+        uint32_t g = x->g[i];
+        const struct hd_g *e = &c->s->gx[g];
+        char what[600];
+        if (e->lw_state == GS_SYSCALL)
+            snprintf(what, sizeof what, "in a system call");
+        else
+            snprintf(what, sizeof what, "waiting (%s)", c->s->a.str.s[e->lw_reason]);
+        if (c->r->t[g].doing == HG_EXITED)
+            snprintf(w, sizeof w, "%s until it ended at %s", what,
+                     gd_fmt_dur(c->r->t[g].since - c->s->t0, t1, sizeof t1));
+        else
+            snprintf(w, sizeof w, "%s at the end", what);
+        gd_out_f(c->out, "  %s %s\n", hd_gname(c->s, g, nb), w);
+    }
+}
+
 /* The holder line(s) of blocked thread g waiting on an object (hd_holder_at's cases). */
 static void holder_lines(const struct ctx *c, uint32_t g)
 {
@@ -164,10 +189,12 @@ static int write_hangs(struct gd_out *out, const struct gd_cmd_opts *o, struct h
              gd_fmt_dur(at - s->t0, t1, sizeof t1), nblocked);
     for (size_t i = 0; i < r.nd; i++)
         deadlock(&c, &r.d[i]);
+    for (size_t i = 0; i < r.nx; i++)
+        xproc(&c, &r.x[i]);
     blocked(&c);
     progress(&c);
     gd_out_lock_exits(out, s, at); /* lock tracking's (docs/locks.md section 7) */
-    gd_out_f(out, "\n%zu deadlock%s\n", r.nd, r.nd == 1 ? "" : "s");
+    gd_out_f(out, "\n%zu deadlock%s\n", r.nd + r.nx, r.nd + r.nx == 1 ? "" : "s");
     hg_free(&r);
     return 0;
 }

@@ -559,6 +559,7 @@ GOTRACE_API_FN uint64_t tr_syscall_end(struct gt_thread *self)
     struct call c = acquire(self);
     struct gt_writer w;
     uint64_t took = 0;
+    atomic_store_explicit(&self->read_fd, 0, memory_order_relaxed);
     wr_begin(&w, self);
     if (resume(&w, MOVE_RESTART) > 0) {
         took = w.ts > self->syscall_ts ? w.ts - self->syscall_ts : 0;
@@ -567,6 +568,11 @@ GOTRACE_API_FN uint64_t tr_syscall_end(struct gt_thread *self)
     wr_end(&w);
     release(c);
     return took;
+}
+
+GOTRACE_API_FN void tr_syscall_reads(struct gt_thread *self, int fd)
+{
+    atomic_store_explicit(&self->read_fd, fd + 1, memory_order_relaxed);
 }
 
 /* What fd is, if another process may be at its other end: "pipe:[INO]", "fifo:PATH [MAJ:MIN

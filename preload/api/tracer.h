@@ -135,6 +135,10 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 int tr_syscall_begin(struct gt_thread *self);
 /* Returns how long the system call took (ns from its begin to its end events; 0 if unknown). */
 uint64_t tr_syscall_end(struct gt_thread *self);
+/* After a tr_syscall_begin that returned 1, for a call that reads fd (read, readv, recv...):
+ * notes fd in the thread record (one plain store; tr_syscall_end clears it), for the hang
+ * check's pipe cycles (flush/hang.h). */
+void tr_syscall_reads(struct gt_thread *self, int fd);
 /* After a read or write on fd (a system call) that took long enough to have waited: when fd is
  * a pipe, FIFO or Unix socket, a gotrace.fd log naming it ("pipe:[12345]", docs/blocking.md
  * "Across processes"): one fstat, made only then. */

@@ -97,6 +97,9 @@ struct gt_thread {
     struct gt_p *_Atomic p;     /* owned P, NULL before start and after exit (owner writes) */
     uint64_t syscall_stack;     /* stack of the current syscall */
     uint64_t syscall_ts;        /* the time of its GoSyscallBegin */
+    _Atomic int32_t read_fd;    /* 1 + the descriptor its current system call reads (a read,
+                                   readv or recv hook: tr_syscall_reads), 0 none: the hang
+                                   check's pipe cycles (flush/hang.c) */
     int *errp;                  /* owner only: its errno (no call to find it: tracer.c acquire) */
     uint64_t p_claimed;         /* owner only: a generation its P's status is claimed for
                                    (tracer.c p_touch: then the P's word need not be read) */
@@ -139,6 +142,9 @@ struct gt_thread {
     _Atomic uint32_t wait_kind;
     uint64_t hang_seen; /* flusher only: wait_since of the wait last reported; UINT64_MAX once
                            the check noted the thread's exit */
+    uint64_t hang_io_since, hang_io_next, hang_io_gap; /* flusher only: the read (its
+                           syscall_ts) the pipe check last looked at, when it looks again, and
+                           the gap that doubles after each look without a verdict */
 } __attribute__((aligned(64)));
 
 /* What an ended thread's record keeps until it is reaped (GOTRACE_FLUSH_MB counts it): the

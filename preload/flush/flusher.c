@@ -164,6 +164,8 @@ static void *flusher_main(void *arg)
     uint64_t next = gt_now_ns() + (uint64_t)F.period_ms * 1000000ull;
     while (!atomic_load(&F.stopped)) {
         int idle = state_live() == 0;
+        struct gt_live_head *head = arena_head(); /* (made after this thread, in a child) */
+        if (head) head->flusher_tid = gettid();
         uint64_t now = gt_now_ns();
         if (now < next) {
             uint64_t left_ms = (next - now + 999999) / 1000000;

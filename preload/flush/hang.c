@@ -2,11 +2,13 @@
  * waits (thread_foreach), indexes them by TID, judges each one (who holds what it waits on now,
  * whether it is stuck), finds the deadlocks in the steps of decoder/analysis/hangs.c (the
  * cycles of holders, the waiters of exited holders, the threads behind those, every thread
- * stuck), then reports what is new. A deadlock is named by its head, its first thread (in
- * registry order; a cycle's lowest): every thread of it has dl = the head's index. */
+ * stuck), then reports what is new; then judges each thread reading a pipe (pipe_round). A deadlock
+ * is named by its head, its first thread (in registry order; a cycle's lowest): every thread of it
+ * has dl = the head's index. */
 #include "hang.h"
 
 #include "clock.h"
+#include "hangproc.h"
 #include "lockorder.h"
 #include "log.h"
 #include "output.h"
@@ -57,6 +59,8 @@ struct node {
     long mark;                /* the cycle walk that entered it, -1 */
     uint8_t dead;             /* its holder, read in the lock now, is a thread that exited */
     uint8_t stuck, behind, dl_kind;
+    int rfd;         /* the descriptor its system call in progress reads, -1 none */
+    uint64_t rsince; /* since when (its GoSyscallBegin) */
 };
 
 static struct {
@@ -140,6 +144,27 @@ static void read_view(struct node *x)
     if (!view_same(x)) x->obj = 0;
 }
 
+/* x's read in progress (a system call that reads a descriptor: thread.h read_fd), if its
+ * thread is in one: the descriptor and since when, read between two reads of the descriptor. */
+static void read_reading(struct node *x)
+{
+    struct gt_thread *t = x->t;
+    int fd = atomic_load_explicit(&t->read_fd, memory_order_acquire);
+    if (!fd || word_state(atomic_load(&t->gword)) != GO_G_SYSCALL) return;
+    x->rsince = __atomic_load_n(&t->syscall_ts, __ATOMIC_RELAXED);
+    if (atomic_load(&t->read_fd) == fd && word_state(atomic_load(&t->gword)) == GO_G_SYSCALL)
+        x->rfd = fd - 1;
+}
+
+/* Whether x's thread still reads as collected. */
+static int reading_same(const struct node *x)
+{
+    const struct gt_thread *t = x->t;
+    return x->rfd >= 0 && atomic_load(&t->read_fd) == x->rfd + 1 &&
+           __atomic_load_n(&t->syscall_ts, __ATOMIC_RELAXED) == x->rsince &&
+           word_state(atomic_load(&t->gword)) == GO_G_SYSCALL;
+}
+
 /* Keeps the name of exited thread t, once. */
 static void note_exit(struct gt_thread *t)
 {
@@ -161,8 +186,10 @@ static void collect(struct gt_thread *t, void *ctx)
         return;
     }
     struct node *x = &N.v[N.n++];
-    *x = (struct node){.t = t, .tid = atomic_load(&t->tid), .next = -1, .dl = -1, .mark = -1};
+    *x = (struct node){
+        .t = t, .tid = atomic_load(&t->tid), .next = -1, .dl = -1, .mark = -1, .rfd = -1};
     read_view(x);
+    read_reading(x);
 }
 
 static size_t slot_of(int64_t tid)
@@ -349,9 +376,10 @@ static void find_behind(void)
 }
 
 /* Whether every task of the process but this one (the flusher) is a thread collected, asleep in
- * the kernel with its wait unchanged, or has ended (a zombie: a main thread that called
- * pthread_exit): no thread the tracer does not see runs, and no waiter was just woken. */
-static int tasks_asleep(void)
+ * the kernel with its wait (with reads_too, or its read) unchanged, or has ended (a zombie: a
+ * main thread that called pthread_exit): no thread the tracer does not see runs, and no waiter
+ * was just woken. */
+static int tasks_asleep(int reads_too)
 {
     DIR *d = opendir("/proc/self/task");
     if (!d) return 0;
@@ -363,7 +391,8 @@ static int tasks_asleep(void)
         if (tid <= 0 || tid == me) continue;
         long i = node_of(tid);
         char st = task_state(tid);
-        ok = i >= 0 ? st == 'S' && view_same(&N.v[i]) : !st || st == 'Z' || st == 'X';
+        ok = i >= 0 ? st == 'S' && ((reads_too && reading_same(&N.v[i])) || view_same(&N.v[i]))
+                    : !st || st == 'Z' || st == 'X';
         seen += i >= 0;
     }
     closedir(d);
@@ -377,7 +406,7 @@ static void find_all_stuck(void)
     if (N.partial || !N.n) return;
     for (size_t i = 0; i < N.n; i++)
         if (!N.v[i].stuck) return;
-    if ((H.catches && H.catches()) || !tasks_asleep()) return;
+    if ((H.catches && H.catches()) || !tasks_asleep(0)) return;
     long head = -1;
     for (long i = 0; i < (long)N.n; i++) {
         if (N.v[i].dl >= 0) continue;
@@ -592,6 +621,137 @@ static void report_exit_held(void *ctx, const struct lo_exit *e)
     *(int *)ctx = 1;
 }
 
+/* ---- a pipe read across processes (docs/locks.md section 6, "Across processes") ---- */
+
+#define IO_GAP_MAX                                                                                 \
+    8                /* a look without a verdict waits twice as long as the last, up to this many  \
+                        periods */
+#define IO_HOLDERS 4 /* other processes holding a write end that are judged */
+
+/* Whether every thread of this process but reader r is stuck, or reads the same descriptor as
+ * long, and the program has no handler for a signal from outside: then no thread of it can
+ * write to the pipe, nor end the process (which would end a parent's wait for it). */
+static int others_stuck(long r, uint64_t now)
+{
+    if (N.partial || (H.catches && H.catches())) return 0;
+    for (long k = 0; k < (long)N.n; k++) {
+        const struct node *x = &N.v[k];
+        int reads = x->rfd == N.v[r].rfd && x->rsince <= now && now - x->rsince >= H.ticks;
+        if (k != r && !x->stuck && !reads) return 0;
+    }
+    return tasks_asleep(1);
+}
+
+/* The first line of the report of reader r (in text): its read, the pipe, each holder's wait. */
+static void pipe_text(long r, uint64_t now, const struct hp_pipe *p, const struct hp_holder *h,
+                      int nh, int self, char *text, size_t cap)
+{
+    char who[300], me[20] = "?";
+    int pid = getpid();
+    node_text(&N.v[r], who, sizeof who);
+    hp_comm(pid, me, sizeof me);
+    size_t len =
+        clamp(snprintf(text, cap, "%s of %s[%d] waits %llu ms reading %s, whose %s end only ", who,
+                       me, pid, (unsigned long long)((now - N.v[r].rsince) / 1000000), p->text,
+                       strncmp(p->match, "socket:", 7) ? "write" : "peer"),
+              cap);
+    if (self)
+        len += clamp(snprintf(text + len, cap - len, "%s[%d] itself%s", me, pid, nh ? " and " : ""),
+                     cap - len);
+    for (int k = 0; k < nh; k++)
+        len +=
+            clamp(snprintf(text + len, cap - len, "%s%s[%d]", k ? ", " : "", h[k].name, h[k].pid),
+                  cap - len);
+    len += clamp(snprintf(text + len, cap - len, " hold%s", nh + self > 1 ? "" : "s"), cap - len);
+    if (self)
+        len += clamp(snprintf(text + len, cap - len, "; %s[%d] %s", me, pid,
+                              N.n > 1 ? "has its other threads stuck" : "has no other thread"),
+                     cap - len);
+    for (int k = 0; k < nh; k++)
+        for (int j = 0; j < h[k].ntids; j++)
+            len += clamp(snprintf(text + len, cap - len, "; %s[%d] thread %lld waits in %s",
+                                  h[k].name, h[k].pid, (long long)h[k].tids[j], h[k].waits[j]),
+                         cap - len);
+}
+
+/* Reports reader r's pipe cycle: its first line (into the trace too, with the threads whose
+ * waits make it: "[reader TID; waiting TID...]", the holders' then this process's other
+ * threads, for `gotrace hangs`), its stack. */
+static void pipe_report(long r, uint64_t now, const struct hp_pipe *p, const struct hp_holder *h,
+                        int nh, int self)
+{
+    char text[1200], facts[300], who[300], stk[700];
+    pipe_text(r, now, p, h, nh, self, text, sizeof text);
+    gt_log("deadlock: %s", text);
+    node_text(&N.v[r], who, sizeof who);
+    stack_text(__atomic_load_n(&N.v[r].t->syscall_stack, __ATOMIC_RELAXED), stk, sizeof stk);
+    gt_log("deadlock:   %s waits at %s", who, stk);
+    size_t len =
+        clamp(snprintf(facts, sizeof facts, " [reader %lld; waiting", (long long)N.v[r].tid),
+              sizeof facts);
+    for (int k = 0; k < nh; k++)
+        for (int j = 0; j < h[k].ntids; j++)
+            len +=
+                clamp(snprintf(facts + len, sizeof facts - len, " %lld", (long long)h[k].tids[j]),
+                      sizeof facts - len);
+    for (long k = 0; k < (long)N.n; k++) /* this process's other threads, stuck */
+        if (k != r)
+            len += clamp(snprintf(facts + len, sizeof facts - len, " %lld", (long long)N.v[k].tid),
+                         sizeof facts - len);
+    snprintf(facts + len, sizeof facts - len, "]");
+    size_t tl = strlen(text);
+    snprintf(text + tl, sizeof text - tl, "%s", facts);
+    N.v[r].t->hang_seen = N.v[r].rsince;
+    if (H.log) H.log("gotrace.deadlock", text);
+}
+
+/* Whether reader r's look is due: a new read is looked at once it has lasted the period, then
+ * after a gap that doubles (to IO_GAP_MAX periods) while nothing is found. */
+static int io_due(long r, uint64_t now)
+{
+    struct gt_thread *t = N.v[r].t;
+    if (N.v[r].rfd < 0 || t->hang_seen == N.v[r].rsince || N.v[r].rsince > now ||
+        now - N.v[r].rsince < H.ticks)
+        return 0;
+    if (t->hang_io_since != N.v[r].rsince) {
+        t->hang_io_since = N.v[r].rsince;
+        t->hang_io_next = 0;
+        t->hang_io_gap = H.ticks / 2;
+    }
+    if (now < t->hang_io_next) return 0;
+    t->hang_io_gap =
+        t->hang_io_gap * 2 > IO_GAP_MAX * H.ticks ? IO_GAP_MAX * H.ticks : t->hang_io_gap * 2;
+    t->hang_io_next = now + t->hang_io_gap;
+    return 1;
+}
+
+/* Judges reader r: a deadlock when this process cannot move but through r's read (its other
+ * threads stuck, no signal handler of the program's: none of them can write to the pipe or end
+ * the process) and every holder of the pipe's write end can only move once this process does
+ * (hangproc.h): this process itself; the parent, every thread waiting for this process's end.
+ * The parent is looked at first (only a parent waits for a child). 1 when reported. */
+static int pipe_round(long r, uint64_t now)
+{
+    struct hp_pipe p;
+    struct hp_holder h[IO_HOLDERS];
+    int pids[IO_HOLDERS], self = 0, nh = 0;
+    if (!io_due(r, now)) return 0;
+    if (hp_pipe_of(N.v[r].rfd, &p) || !hp_reads_now(N.v[r].tid, N.v[r].rfd)) return 0;
+    if (!others_stuck(r, now)) return 0; /* another thread may write, or end the process */
+    struct hp_holder parent = {.pid = getppid()};
+    int parent_ok = parent.pid > 1 && hp_waits_for(&parent, getpid());
+    if (!parent_ok && !hp_self_holds(&p)) return 0; /* no holder may qualify: no scan */
+    int n = hp_holders(&p, &self, pids, IO_HOLDERS);
+    if (n < 0 || (!n && !self)) return 0;
+    for (int k = 0; k < n; k++) {
+        if (pids[k] != parent.pid || !parent_ok) return 0;
+        h[nh++] = parent;
+    }
+    if (!reading_same(&N.v[r]) || !hp_reads_now(N.v[r].tid, N.v[r].rfd)) return 0;
+    pipe_report(r, now, &p, h, nh, self);
+    return 1;
+}
+
 int hang_round(void)
 {
     if (!H.ms) return 0;
@@ -619,6 +779,8 @@ int hang_round(void)
             report(i, now);
             reported = 1;
         }
+    for (long i = 0; i < (long)N.n; i++)
+        reported |= pipe_round(i, now);
     output_unlock();
     return reported;
 }

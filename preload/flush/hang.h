@@ -17,6 +17,15 @@
  *                  asleep in the kernel (/proc: nothing untraced runs, no waiter was just
  *                  woken), and the program has no handler for a signal that may come from
  *                  outside (one may post a semaphore): the stuck threads in no other deadlock.
+ * Across processes: a thread that has read a pipe, FIFO or Unix socket (thread.h read_fd) for
+ * the period is in a deadlock when its process cannot move otherwise (every other thread stuck,
+ * no signal handler of the program's) and every process holding the pipe's write end (the
+ * socket's peer) can only move once the reader's process does (hangproc.h, through /proc): the
+ * reader's own process; its parent, every thread of it waiting for the reader's process to end.
+ * Reported once per read: "gotrace: deadlock: ... reading pipe:[INO], whose write end only ...
+ * holds", and a log "gotrace.deadlock" that ends in the threads it rests on, "[reader TID;
+ * waiting TID...]" (for `gotrace hangs`). A read without a verdict is looked at again after a
+ * gap that doubles, up to 8 periods.
  * A stuck thread whose holders lead into a deadlock (main joining a thread of a cycle) is listed
  * behind it. Nothing else is a deadlock: a chain of waits that ends in a thread running,
  * runnable, asleep, in a system call or in a timed wait can still move, and is not reported.

@@ -78,6 +78,17 @@
         r_;                                                                                        \
     })
 #define SYSCALL_FD(fd, call) SYSCALL_FD_IF(1, fd, call)
+/* The same for a call that reads fd: the thread record notes fd while it runs
+ * (tr_syscall_reads), for the hang check (GOTRACE_HANG_MS). */
+#define SYSCALL_READ_FD_IF(may_block, fd, call)                                                    \
+    __extension__({                                                                                \
+        struct gt_thread *self_ = (may_block) ? tr_current() : NULL;                               \
+        int traced_ = self_ && tr_syscall_begin(self_);                                            \
+        if (traced_) tr_syscall_reads(self_, (fd));                                                \
+        __typeof__(call) r_ = (call);                                                              \
+        if (traced_ && tr_syscall_end(self_) >= GT_FD_WAITED_NS) tr_fd_waited(self_, (fd));        \
+        r_;                                                                                        \
+    })
 
 /* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many
  * there are) wakes them with its own stack; nothing when the queue holds another number. The

@@ -34,7 +34,7 @@
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
     if (__builtin_expect(sigfd_is(fd), 0)) return sigfd_read(fd, buf, n); /* sigwaits.c */
-    return SYSCALL_FD(fd, REAL(read)(fd, buf, n));
+    return SYSCALL_READ_FD_IF(1, fd, REAL(read)(fd, buf, n));
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
@@ -44,7 +44,7 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL_FD(fd, REAL(readv)(fd, iov, n));
+    return SYSCALL_READ_FD_IF(1, fd, REAL(readv)(fd, iov, n));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
@@ -78,18 +78,18 @@ EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recv)(fd, buf, n, flags));
+    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recv)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                         socklen_t *len)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvfrom)(fd, buf, n, flags, from, len));
+    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recvfrom)(fd, buf, n, flags, from, len));
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(recvmsg)(fd, msg, flags));
+    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recvmsg)(fd, msg, flags));
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
