@@ -55,7 +55,7 @@ struct mg_g { /* a live output goroutine */
      * own (the waiter's, when its call returned) is dropped. */
     int64_t wpid;
     uint8_t wsig, early;
-    uint64_t wobj;   /* a wait on a semaphore in a shared mapping: its reason's hash, else 0 */
+    uint64_t wobj;   /* a wait a log of another process may end (wait_object), else 0 */
     uint64_t exiter; /* the last thread of the child whose exit ended its wait (keep_exiter) */
 };
 #define MG_ANY_CHILD (-1)
@@ -847,6 +847,19 @@ static uint64_t tr_task(size_t i, uint64_t t)
     return t == 0 || t == GD_NONE ? 0 : t + ((uint64_t)(i + 1) << MG_TASK_SHIFT);
 }
 
+/* The hash of the object a wait of reason s (len bytes) waits on, when a process's log may end
+ * it (wake_log): the whole reason of a wait on a shared semaphore ("sync: semaphore shared
+ * ..."), the object of a pipe or socket read ("pipe: read pipe:[INO]": "pipe:[INO]"); else 0. */
+static uint64_t wait_object(const char *s, uint32_t len)
+{
+    if (len > 23 && !memcmp(s, "sync: semaphore shared ", 23)) return gd_strhash(s, len);
+    uint32_t k = len > 6 && !memcmp(s, "pipe: ", 6)     ? 6
+                 : len > 8 && !memcmp(s, "socket: ", 8) ? 8
+                                                        : 0;
+    const char *sp = k ? memchr(s + k, ' ', len - k) : NULL; /* after the call's name */
+    return sp && sp + 1 < s + len ? gd_strhash(sp + 1, (size_t)(s + len - sp - 1)) : 0;
+}
+
 /* Notes what goroutine x's wait with reason sid of input in waits for, when another process
  * of the tree may end it: a child ("wait: child PID", "wait: any child", "wait: any child of
  * its group": any child, its group not known here) or a signal ("signal: sigsuspend", ...:
@@ -857,7 +870,7 @@ static void note_wait(const struct mg_in *in, uint64_t sid, struct mg_g *x)
     const char *s = sid ? gd_str(&in->d.gen, sid, &len) : NULL;
     x->wpid = 0;
     x->wsig = s && len > 8 && !memcmp(s, "signal: ", 8);
-    x->wobj = s && len > 23 && !memcmp(s, "sync: semaphore shared ", 23) ? gd_strhash(s, len) : 0;
+    x->wobj = s ? wait_object(s, len) : 0;
     if (!s || len < 12 || memcmp(s, "wait: ", 6)) return;
     if (len > 12 && !memcmp(s, "wait: child ", 12)) {
         uint64_t pid = 0;
@@ -897,7 +910,8 @@ static uint64_t kill_pid(const char *s, uint32_t len)
 
 /* What a UserLog ev of input in says another process's wait ended by: 1 a gotrace.kill log
  * (*key: the pid signalled), 2 a gotrace.post log (*key: the hash of the reason of the waits on
- * the object posted, "sync: semaphore shared ..."); 0 anything else. */
+ * the object posted, "sync: semaphore shared ...") or a gotrace.write log (*key: the hash of the
+ * pipe or socket written, as wait_object makes it of a read's reason); 0 anything else. */
 static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
 {
     uint32_t kl = 0, vl = 0;
@@ -906,6 +920,7 @@ static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *k
     const char *val = k ? gd_str(&in->d.gen, ev->args[2], &vl) : NULL;
     if (!val) return 0;
     if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return (*key = kill_pid(val, vl)) ? 1 : 0;
+    if (kl == 13 && !memcmp(k, "gotrace.write", 13)) return (*key = gd_strhash(val, vl)) ? 2 : 0;
     if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
     char buf[GO_MAX_STRING_LEN + 8];
     int n = snprintf(buf, sizeof buf, "sync: %.*s", (int)vl, val);

@@ -45,6 +45,8 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_LOCK] = "sync: omp lock",
     [GT_R_CHILD] = "wait: child",
     [GT_R_SIGNAL] = "signal wait",
+    [GT_R_PIPE] = "pipe: read",
+    [GT_R_SOCKET] = "socket: recv",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 

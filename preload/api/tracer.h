@@ -45,6 +45,8 @@ enum gt_reason {
     GT_R_OMP_LOCK,
     GT_R_CHILD,  /* waits for a child process (hooks/syscalls.c): "wait: child PID" and kin */
     GT_R_SIGNAL, /* waits for a signal (hooks/sigwaits.c): "signal: sigsuspend" and kin */
+    GT_R_PIPE,   /* reads of a pipe or FIFO (hooks/pipes.c): "pipe: read pipe:[INO]" */
+    GT_R_SOCKET, /* receives on a Unix socket: "socket: recv socket:[INO] unix" */
     GT_R_COUNT,
     /* Or'ed into the reason of a wait on an object (tr_block_on, waitq_barrier): the call has no
      * timeout (pthread_mutex_lock, pthread_rwlock_rdlock/wrlock, pthread_cond_wait, sem_wait,

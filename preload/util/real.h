@@ -138,6 +138,10 @@
     X(dup2, int, (int, int), 0)                                                                    \
     X(dup3, int, (int, int, int), 0)                                                               \
     X(pipe2, int, (int[2], int), 0)                                                                \
+    X(pipe, int, (int[2]), 0)                                                                      \
+    X(dup, int, (int), 0)                                                                          \
+    X(socket, int, (int, int, int), 0)                                                             \
+    X(socketpair, int, (int, int, int, int[2]), 0)                                                 \
     X(abort, void, (void), 0)                                                                      \
     X(__assert_fail, void, (const char *, const char *, unsigned, const char *), 0)                \
     X(pthread_setname_np, int, (pthread_t, const char *), 0)                                       \
