@@ -94,13 +94,15 @@ int pipe_polls(unsigned kind);
  * read now (a zero-timeout poll). errno kept. */
 int pipe_would_wait(int fd, int poll_first);
 /* After the nonblocking try of a read of fd failed (errno: its error; saved: errno before it):
- * PIPE_BLOCK (it would wait: errno back to saved), PIPE_DONE (the try's result is the call's),
- * PIPE_CALL (make the real call: the kernel refused the try, and nothing waits). */
+ * PIPE_BLOCK (it would wait: errno back to saved; looked at only if the table says fd is
+ * nonblocking), PIPE_DONE (the try's result is the call's), PIPE_CALL (make the real call: the
+ * kernel refused the try, and nothing waits). */
 int pipe_try_failed(int fd, int saved);
 /* A read of fd named what ("read", "recv") that will wait: the block "pipe: WHAT OBJECT" (or
  * "socket: ..."), queued for a writer thread and counted in the shared page; 1 if traced. */
 int pipe_block(struct gt_thread *self, int fd, const char *what, struct pipe_wait *pw);
-void pipe_unblock(struct gt_thread *self, struct pipe_wait *pw);
+/* After the real call: again, it failed with EAGAIN (fd was nonblocking after all). */
+void pipe_unblock(struct gt_thread *self, int fd, int again, struct pipe_wait *pw);
 /* Before a write to fd: a reader thread of this process waiting on it is woken (with the
  * hook's stack); else when another process's reader waits (the shared page), the
  * gotrace.write log naming the object ("pipe:[INO]"), with the hook's stack. */
@@ -130,7 +132,7 @@ void pipe_before_write(int fd);
             struct pipe_wait pw_;                                                                  \
             int traced_ = pipe_block(ps_, fd, what, &pw_);                                         \
             r_ = (call);                                                                           \
-            if (traced_) pipe_unblock(ps_, &pw_);                                                  \
+            if (traced_) pipe_unblock(ps_, fd, r_ < 0 && errno == EAGAIN, &pw_);                   \
         }                                                                                          \
         r_;                                                                                        \
     })

@@ -54,7 +54,9 @@ int pipe_would_wait(int fd, int poll_first)
 int pipe_try_failed(int fd, int saved)
 {
     if (errno == EAGAIN) {
-        if (!pipe_would_wait(fd, 0)) return PIPE_DONE;
+        /* made or set nonblocking: checked (and the bit dropped if it was cleared unseen) */
+        if ((pipes_kind(fd) & PK_NONBLOCK) && !pipe_would_wait(fd, 0)) return PIPE_DONE;
+        pipes_nonblock(fd, 0);
         errno = saved;
         return PIPE_BLOCK;
     }
@@ -83,8 +85,9 @@ GOTRACE_API_FN int pipe_block(struct gt_thread *self, int fd, const char *what,
     return traced;
 }
 
-GOTRACE_API_FN void pipe_unblock(struct gt_thread *self, struct pipe_wait *pw)
+GOTRACE_API_FN void pipe_unblock(struct gt_thread *self, int fd, int again, struct pipe_wait *pw)
 {
+    if (again) pipes_nonblock(fd, 1); /* nonblocking after all (ioctl FIONBIO, a shared flag) */
     if (pw->shared) pipes_wait_end(pw->key);
     if (pw->key) waitq_remove(self);
     tr_unblock(self);
@@ -120,14 +123,16 @@ EXPORT int pipe(int fds[2])
 EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 {
     int r = REAL(socketpair)(domain, type, proto, sv);
-    if (r == 0 && domain == AF_UNIX && !tr_inside()) pipes_note_pair(sv[0], sv[1]);
+    if (r == 0 && domain == AF_UNIX && !tr_inside())
+        pipes_note_pair(sv[0], sv[1], type & SOCK_NONBLOCK);
     return r;
 }
 
 EXPORT int socket(int domain, int type, int proto)
 {
     int r = REAL(socket)(domain, type, proto);
-    if (r >= 0 && domain == AF_UNIX && !tr_inside()) pipes_note(r, PK_SOCK);
+    if (r >= 0 && domain == AF_UNIX && !tr_inside())
+        pipes_note(r, PK_SOCK | (type & SOCK_NONBLOCK ? PK_NONBLOCK : 0));
     return r;
 }
 

@@ -19,6 +19,7 @@
 #include "stack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -70,8 +71,9 @@ EXPORT int pipe2(int fds[2], int flags)
         fds[0] = fds_keep(fds[0], NULL);
         fds[1] = fds_keep(fds[1], NULL);
     } else if (r == 0) {
-        pipes_note(fds[0], PK_READ); /* pipes.h */
-        pipes_note(fds[1], PK_WRITE);
+        unsigned nb = flags & O_NONBLOCK ? PK_NONBLOCK : 0;
+        pipes_note(fds[0], PK_READ | nb); /* pipes.h */
+        pipes_note(fds[1], PK_WRITE | nb);
     }
     return r;
 }

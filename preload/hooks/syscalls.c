@@ -125,20 +125,22 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 }
 
 /* An accepted connection of a Unix socket the table knows is one too. */
-#define ACCEPTED(lfd, r)                                                                           \
-    (((r) >= 0 && (pipes_kind(lfd) & PK_SOCK)) ? pipes_note((r), PK_SOCK) : (void)0)
+#define ACCEPTED(lfd, r, flags)                                                                    \
+    (((r) >= 0 && (pipes_kind(lfd) & PK_SOCK))                                                     \
+         ? pipes_note((r), PK_SOCK | ((flags)&SOCK_NONBLOCK ? PK_NONBLOCK : 0))                    \
+         : (void)0)
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
     int r = SYSCALL(REAL(accept)(fd, addr, len));
-    ACCEPTED(fd, r);
+    ACCEPTED(fd, r, 0);
     return r;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
     int r = SYSCALL(REAL(accept4)(fd, addr, len, flags));
-    ACCEPTED(fd, r);
+    ACCEPTED(fd, r, flags);
     return r;
 }
 
@@ -230,6 +232,7 @@ EXPORT int flock(int fd, int op)
     va_end(ap);                                                                                    \
     int r = SYSCALL_IF(FCNTL_WAITS(cmd), real(fd, cmd, arg));                                      \
     if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) pipes_dup(fd, r); /* pipes.h */      \
+    if (r == 0 && cmd == F_SETFL) pipes_nonblock(fd, (int)(intptr_t)arg &O_NONBLOCK);              \
     return r
 
 EXPORT int fcntl(int fd, int cmd, ...)

@@ -42,7 +42,7 @@ static void set(int fd, unsigned kind, uint64_t key, uint64_t a)
 {
     if ((unsigned)fd >= PIPES_FD_MAX) return;
     atomic_store_explicit(&aux[fd], a, memory_order_relaxed);
-    atomic_store_explicit(&pipes_fds[fd], kind ? key << 4 | kind : 0, memory_order_relaxed);
+    atomic_store_explicit(&pipes_fds[fd], kind ? key << PK_SHIFT | kind : 0, memory_order_relaxed);
 }
 
 static int is_unix(int fd)
@@ -90,24 +90,36 @@ void pipes_note(int fd, unsigned kind)
                           : kind == PK_READ ? O_RDONLY
                                             : O_RDWR,
                           &key, &a);
-    if (k && (kind & PK_SOCK) == (k & PK_SOCK)) set(fd, k, key, a);
+    if (k && (kind & PK_SOCK) == (k & PK_SOCK)) set(fd, k | (kind & PK_NONBLOCK), key, a);
 }
 
 void pipes_opened(int fd, int flags)
 {
     uint64_t key, a;
     unsigned k = classify(fd, flags & O_ACCMODE, &key, &a);
-    if (k & PK_FIFO) set(fd, k, key, a);
+    if (k & PK_FIFO)
+        set(fd, k | (flags & O_NONBLOCK ? PK_NONBLOCK : 0), key, a);
+    else
+        pipes_forget(fd);
 }
 
-void pipes_note_pair(int a, int b)
+void pipes_note_pair(int a, int b, int nonblock)
 {
     uint64_t ka, kb, x;
-    if (classify(a, O_RDWR, &ka, &x) != (PK_SOCK | PK_READ | PK_WRITE) ||
-        classify(b, O_RDWR, &kb, &x) != (PK_SOCK | PK_READ | PK_WRITE))
-        return;
-    set(a, PK_SOCK | PK_READ | PK_WRITE, ka, kb & (PIPES_SOCK_TAG - 1));
-    set(b, PK_SOCK | PK_READ | PK_WRITE, kb, ka & (PIPES_SOCK_TAG - 1));
+    unsigned k = PK_SOCK | PK_READ | PK_WRITE;
+    if (classify(a, O_RDWR, &ka, &x) != k || classify(b, O_RDWR, &kb, &x) != k) return;
+    k |= nonblock ? PK_NONBLOCK : 0;
+    set(a, k, ka, kb & (PIPES_SOCK_TAG - 1));
+    set(b, k, kb, ka & (PIPES_SOCK_TAG - 1));
+}
+
+void pipes_nonblock(int fd, int on)
+{
+    if (!pipes_kind(fd)) return;
+    if (on)
+        atomic_fetch_or_explicit(&pipes_fds[fd], PK_NONBLOCK, memory_order_relaxed);
+    else
+        atomic_fetch_and_explicit(&pipes_fds[fd], ~(uint64_t)PK_NONBLOCK, memory_order_relaxed);
 }
 
 void pipes_forget(int fd)
@@ -142,7 +154,7 @@ static void scan_one(int fd)
     uint64_t key, a;
     int fl = REAL(fcntl)(fd, F_GETFL);
     unsigned k = fl < 0 ? 0 : classify(fd, fl & O_ACCMODE, &key, &a);
-    if (k) set(fd, k, key, a);
+    if (k) set(fd, k | (fl & O_NONBLOCK ? PK_NONBLOCK : 0), key, a);
 }
 
 void pipes_scan(void)

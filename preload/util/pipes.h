@@ -24,12 +24,17 @@ enum {
     PK_WRITE = 2, /* writes to it may end another's read */
     PK_SOCK = 4,  /* a Unix socket (else a pipe or FIFO) */
     PK_FIFO = 8,  /* a FIFO (opened by path) */
-    PK_KIND = 15
+    /* O_NONBLOCK as far as the hooks saw it set (at creation, fcntl F_SETFL) or a read found it:
+     * when set, a read's EAGAIN is checked (fcntl) before it may be a wait; when clear, a read
+     * that would wait is a block without a look (the real call decides what it returns). */
+    PK_NONBLOCK = 16,
+    PK_KIND = 31,
+    PK_SHIFT = 5 /* the key above these bits */
 };
 /* Keys are below 2^40 (a slot word keeps 24 bits for its count): a pipe's inode, a socket's
  * with this bit, a FIFO's hash of device and inode with the next one. */
 #define PIPES_SOCK_TAG (1ull << 38)
-/* The table: per descriptor, key << 4 | kind (0: not a pipe or socket, or not known). */
+/* The table: per descriptor, key << PK_SHIFT | kind (0: not a pipe or socket, or not known). */
 extern _Atomic uint64_t pipes_fds[PIPES_FD_MAX];
 
 /* What fd is (PK_* bits; 0 for an ordinary file or a number the table does not know). */
@@ -42,16 +47,19 @@ static inline unsigned pipes_kind(int fd)
  * tagged: PIPES_SOCK_TAG). */
 static inline uint64_t pipes_key(int fd)
 {
-    return atomic_load_explicit(&pipes_fds[fd], memory_order_relaxed) >> 4;
+    return atomic_load_explicit(&pipes_fds[fd], memory_order_relaxed) >> PK_SHIFT;
 }
 
 /* Learning: fd was just made by a call of that kind (pipe ends: PK_READ or PK_WRITE; a socket
- * made by socket or accept: PK_SOCK, noted only if it is AF_UNIX); one fstat (and for a socket
- * one getsockopt). pipes_opened: fd opened by path with flags, noted if it is a FIFO. */
+ * made by socket or accept: PK_SOCK, noted only if it is AF_UNIX; | PK_NONBLOCK if made so);
+ * one fstat (and for a socket one getsockopt). pipes_opened: fd opened by path with flags,
+ * noted if it is a FIFO, else forgotten (the number is a new file's). */
 void pipes_note(int fd, unsigned kind);
 void pipes_opened(int fd, int flags);
-/* socketpair(AF_UNIX) made a and b: each the other's peer. */
-void pipes_note_pair(int a, int b);
+/* socketpair(AF_UNIX) made a and b (nonblocking or not): each the other's peer. */
+void pipes_note_pair(int a, int b, int nonblock);
+/* fd's O_NONBLOCK is now on (fcntl F_SETFL, or a read's EAGAIN after a block) or off. */
+void pipes_nonblock(int fd, int on);
 void pipes_forget(int fd);
 void pipes_forget_range(unsigned lo, unsigned hi);
 /* to is now a copy of from (dup, dup2, dup3, fcntl F_DUPFD*). */

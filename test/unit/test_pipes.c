@@ -38,6 +38,10 @@ Test(pipes, pipe_ends_copies_and_closes, .init = start)
     pipes_note(p[1], PK_WRITE);
     cr_assert_eq(pipes_kind(p[0]), PK_READ);
     cr_assert_eq(pipes_kind(p[1]), PK_WRITE);
+    pipes_nonblock(p[0], 1);
+    cr_assert_eq(pipes_kind(p[0]), PK_READ | PK_NONBLOCK);
+    cr_assert_eq(pipes_key(p[0]), link_ino(p[0]), "the flag leaves the key alone");
+    pipes_nonblock(p[0], 0);
     cr_assert_eq(pipes_key(p[0]), link_ino(p[0]), "a pipe's key is its inode");
     cr_assert_eq(pipes_key(p[1]), pipes_key(p[0]));
     char text[PIPES_TEXT_MAX], want[64];
@@ -69,7 +73,7 @@ Test(pipes, socketpair_ends_are_peers, .init = start)
 {
     int s[2];
     cr_assert_eq(syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, s), 0);
-    pipes_note_pair(s[0], s[1]);
+    pipes_note_pair(s[0], s[1], 0);
     cr_assert_eq(pipes_kind(s[0]), PK_SOCK | PK_READ | PK_WRITE);
     cr_assert_eq(pipes_key(s[0]), link_ino(s[0]) | PIPES_SOCK_TAG, "kept apart from pipes");
     cr_assert_eq(pipes_peer(s[0]), link_ino(s[1]));
@@ -103,6 +107,8 @@ Test(pipes, fifo_by_open_and_a_file_not, .init = start)
     int f = open("/dev/null", O_RDONLY);
     pipes_opened(f, O_RDONLY);
     cr_assert_eq(pipes_kind(f), 0, "a device is not a FIFO");
+    pipes_note(f, PK_READ); /* (not a pipe: not noted) */
+    cr_assert_eq(pipes_kind(f), 0);
     close(f);
     rmdir(dir);
 }

@@ -11,7 +11,8 @@
 #   (the peer found over sock_diag);
 # - threads: two threads' ping-pong over two pipes, 20 rounds: each side's 20 waits woken by
 #   the other thread (one process: the wake is the tracer's own, no merge);
-# - data: a read that finds its data is no wait (no "pipe:" block; still a read syscall);
+# - data: a read that finds its data is no wait (no "pipe:" block; still a read syscall), nor
+#   is a read of an empty pipe made nonblocking (pipe2, fcntl: EAGAIN as untraced);
 # - a shell pipeline `xpipes produce 5 | xpipes consume`: the consumer (reading its inherited
 #   stdin, found by the tracer's scan at start) waits 5 times for the producer's lines, each
 #   ended by the producer's main thread.
@@ -90,7 +91,7 @@ ws=$(echo "$r" | while read -r x; do wakers threads.trace "$x"; done | sort)
 assert_eq "$ws" "$(printf '  woken by: %s (20)\n' main ponger | sort)" "each side's 20 waits woken by the other"
 
 # ---- data ----
-assert_eq "$(reasons data.trace "pipe: " | grep -c .)" 0 "a read that finds data: no wait"
+assert_eq "$(reasons data.trace "pipe: " | grep -c .)" 0 "reads that find data or EAGAIN: no wait"
 "$G" dump --stacks data.trace | grep -A1 "GoSyscallBegin" | grep -q "^[[:space:]]*read (libc" ||
     fail "data: no read syscall"
 

@@ -9,13 +9,15 @@
  * - unix: the same over a Unix stream socket (abstract address) main accepted from child
  *   "client" (connect), which sends once main sleeps in recv.
  * - threads: main and thread "ponger" pass a byte back and forth ROUNDS times over two pipes.
- * - data: main writes a byte into a pipe, then reads it (finds data: no wait).
+ * - data: main writes a byte into a pipe, then reads it (finds data: no wait); reads of an
+ *   empty pipe made nonblocking (pipe2 O_NONBLOCK, fcntl F_SETFL) fail with EAGAIN (no wait).
  * - produce N: writes N lines to stdout (a pipe), each once the pipe's reader sleeps in read.
  * - consume: reads stdin until end of file with read(2), prints "consumed N lines". */
 #include "children.h"
 #include "common.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -235,6 +237,9 @@ int main(int argc, char **argv)
         mode_threads();
     } else if (!strcmp(mode, "data")) {
         OK(pipe(p) == 0 && write(p[1], "d", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'd');
+        OK(fcntl(p[0], F_SETFL, O_NONBLOCK) == 0);
+        OK(read(p[0], &c, 1) == -1 && errno == EAGAIN);
+        OK(pipe2(s, O_NONBLOCK) == 0 && read(s[0], &c, 1) == -1 && errno == EAGAIN);
     } else {
         return 2;
     }
