@@ -5,6 +5,8 @@
 # - pipe: main's read of a pipe a child writes is a block "pipe: read pipe:[INO]", woken in the
 #   merged trace by the child's main thread: a GoUnblock on its thread (go tool trace's arrow),
 #   contention's "woken by: xpipes[KID] main (1)", summary's "100% ended by xpipes[KID] main";
+# - fifo: main's read of a FIFO a child opened and writes: "pipe: read fifo:PATH [MAJ:MIN INO]",
+#   woken by the child's main thread;
 # - sockets: a socketpair's request and response: the child's recv woken by main, main's recv
 #   by the child ("socket: recv socket:[INO] unix");
 # - unix: main's recv on a connection it accepted, woken by the child that connected and sent
@@ -22,7 +24,7 @@ prog=$(build_prog xpipes)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in pipe sockets unix threads data; do
+for mode in pipe fifo sockets unix threads data; do
     rm -f "plain.$mode.pids" "$mode.pids"
     plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
     expect_status "xpipes $mode untraced" 0
@@ -67,6 +69,13 @@ assert_eq "$first" "G=$kg GoUnblock" "what ends main's read, in the merged event
     fail "summary does not name the writer: $("$G" summary pipe.trace | grep 'pipe: read')"
 "$G" dump "pipe.trace.d/$kid.trace" | grep -qF "key=\"gotrace.write\" value=\"${r#pipe: read }\"" ||
     fail "the writer's trace has no gotrace.write log naming ${r#pipe: read }"
+
+# ---- fifo ----
+kid=$(awk '$1 == "fifo-writer" { print $2 }' fifo.pids)
+r=$(reasons fifo.trace "pipe: ")
+assert_eq "$(echo "$r" | sed 's/[0-9a-f][0-9a-f]*:[0-9a-f][0-9a-f]* [0-9]*\]$/D I]/')" \
+    "pipe: read fifo:$CASE_DIR/fifo.pids.fifo [D I]" "main's read, a block naming the FIFO"
+assert_eq "$(wakers fifo.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the FIFO read woken by the writer"
 
 # ---- sockets ----
 kid=$(awk '$1 == "server" { print $2 }' sockets.pids)

@@ -8,6 +8,7 @@
  *   receives it, then sends the answer main sleeps in recv for.
  * - unix: the same over a Unix stream socket (abstract address) main accepted from child
  *   "client" (connect), which sends once main sleeps in recv.
+ * - fifo: main reads a FIFO (made next to PIDFILE) that child "fifo-writer" opened and writes.
  * - threads: main and thread "ponger" pass a byte back and forth ROUNDS times over two pipes.
  * - data: main writes a byte into a pipe, then reads it (finds data: no wait); reads of an
  *   empty pipe made nonblocking (pipe2 O_NONBLOCK, fcntl F_SETFL) fail with EAGAIN (no wait).
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #define ROUNDS 20
@@ -63,6 +65,30 @@ static void write_pipe(pid_t parent)
 {
     until_sleeping_in(parent, "pipe_read");
     OK(write(p[1], "p", 1) == 1);
+}
+
+static char fifo[512];
+
+static void write_fifo(pid_t parent)
+{
+    int fd = open(fifo, O_WRONLY); /* (waits for main's open) */
+    until_sleeping_in(parent, "pipe_read");
+    OK(fd >= 0 && write(fd, "f", 1) == 1);
+    close(fd);
+}
+
+static void mode_fifo(const char *pidfile)
+{
+    char c = 0;
+    snprintf(fifo, sizeof fifo, "%s.fifo", pidfile);
+    unlink(fifo);
+    OK(mkfifo(fifo, 0600) == 0);
+    pid_t pid = child("fifo-writer", write_fifo);
+    int fd = open(fifo, O_RDONLY);
+    OK(fd >= 0 && read(fd, &c, 1) == 1 && c == 'f');
+    close(fd);
+    unlink(fifo);
+    reap(pid);
 }
 
 static void serve(pid_t parent)
@@ -229,6 +255,8 @@ int main(int argc, char **argv)
         pid_t pid = child("writer", write_pipe);
         OK(read(p[0], &c, 1) == 1 && c == 'p');
         reap(pid);
+    } else if (!strcmp(mode, "fifo")) {
+        mode_fifo(argv[2]);
     } else if (!strcmp(mode, "sockets")) {
         mode_sockets();
     } else if (!strcmp(mode, "unix")) {
