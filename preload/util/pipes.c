@@ -96,7 +96,7 @@ void pipes_note(int fd, unsigned kind)
 void pipes_opened(int fd, int flags)
 {
     uint64_t key, a;
-    unsigned k = classify(fd, flags & O_ACCMODE, &key, &a);
+    unsigned k = flags & (O_DIRECTORY | O_PATH) ? 0 : classify(fd, flags & O_ACCMODE, &key, &a);
     if (k & PK_FIFO)
         set(fd, k | (flags & O_NONBLOCK ? PK_NONBLOCK : 0), key, a);
     else
