@@ -55,10 +55,15 @@ int pipe_try_failed(int fd, int saved)
 {
     if (errno == EAGAIN) {
         /* made or set nonblocking: checked (and the bit dropped if it was cleared unseen) */
-        if ((pipes_kind(fd) & PK_NONBLOCK) && !pipe_would_wait(fd, 0)) return PIPE_DONE;
-        pipes_nonblock(fd, 0);
+        if (pipes_kind(fd) & PK_NONBLOCK) {
+            int fl = REAL(fcntl)(fd, F_GETFL);
+            errno = EAGAIN;
+            if (fl < 0 || (fl & O_NONBLOCK)) return PIPE_DONE;
+            pipes_nonblock(fd, 0);
+        }
         errno = saved;
-        return PIPE_BLOCK;
+        /* a number the table lost track of (now an uncached file, say): the real read */
+        return pipes_still(fd) ? PIPE_BLOCK : PIPE_CALL;
     }
     if (errno != EOPNOTSUPP && errno != EINVAL) return PIPE_DONE;
     atomic_store_explicit(&nowait_off, 1, memory_order_relaxed); /* an older kernel */
