@@ -128,8 +128,12 @@ EXPORT int pipe(int fds[2])
 EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 {
     int r = REAL(socketpair)(domain, type, proto, sv);
-    if (r == 0 && domain == AF_UNIX && !tr_inside())
+    if (r == 0 && domain == AF_UNIX && !tr_inside()) {
         pipes_note_pair(sv[0], sv[1], type & SOCK_NONBLOCK);
+    } else if (r == 0) {
+        pipes_forget(sv[0]);
+        pipes_forget(sv[1]);
+    }
     return r;
 }
 
@@ -138,6 +142,8 @@ EXPORT int socket(int domain, int type, int proto)
     int r = REAL(socket)(domain, type, proto);
     if (r >= 0 && domain == AF_UNIX && !tr_inside())
         pipes_note(r, PK_SOCK | (type & SOCK_NONBLOCK ? PK_NONBLOCK : 0));
+    else if (r >= 0)
+        pipes_forget(r);
     return r;
 }
 

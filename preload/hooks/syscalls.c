@@ -1,7 +1,9 @@
 /* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
- * file locks (flock, fcntl F_SETLKW); a read or write that took long enough to have waited
- * names a pipe, FIFO or Unix socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
+ * file locks (flock, fcntl F_SETLKW); a read of a pipe, FIFO or Unix socket that would wait is
+ * a block instead, and a write to one wakes or logs its reader (PIPE_READ, PIPE_WRITE:
+ * pipes.c); a read or write that took long enough to have waited names a pipe, FIFO or Unix
+ * socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
  * wait4, waitid) are blocks "wait: child PID" that a gotrace.ended log ends (docs/blocking.md
  * "Across processes"). Futex calls made through syscall() are sync waits and wakes (futex.c).
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
@@ -126,9 +128,10 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 /* An accepted connection of a Unix socket the table knows is one too. */
 #define ACCEPTED(lfd, r, flags)                                                                    \
-    (((r) >= 0 && (pipes_kind(lfd) & PK_SOCK))                                                     \
+    ((r) < 0 ? (void)0                                                                             \
+     : (pipes_kind(lfd) & PK_SOCK)                                                                 \
          ? pipes_note((r), PK_SOCK | ((flags)&SOCK_NONBLOCK ? PK_NONBLOCK : 0))                    \
-         : (void)0)
+         : pipes_forget(r))
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {

@@ -90,7 +90,10 @@ void pipes_note(int fd, unsigned kind)
                           : kind == PK_READ ? O_RDONLY
                                             : O_RDWR,
                           &key, &a);
-    if (k && (kind & PK_SOCK) == (k & PK_SOCK)) set(fd, k | (kind & PK_NONBLOCK), key, a);
+    if (k && (kind & PK_SOCK) == (k & PK_SOCK))
+        set(fd, k | (kind & PK_NONBLOCK), key, a);
+    else
+        pipes_forget(fd); /* (a new descriptor on a number the table may still hold) */
 }
 
 void pipes_opened(int fd, int flags)

@@ -52,8 +52,8 @@ static inline uint64_t pipes_key(int fd)
 
 /* Learning: fd was just made by a call of that kind (pipe ends: PK_READ or PK_WRITE; a socket
  * made by socket or accept: PK_SOCK, noted only if it is AF_UNIX; | PK_NONBLOCK if made so);
- * one fstat (and for a socket one getsockopt). pipes_opened: fd opened by path with flags,
- * noted if it is a FIFO, else forgotten (the number is a new file's). */
+ * one fstat (and for a socket one getsockopt); anything else is forgotten. pipes_opened: fd
+ * opened by path with flags, noted if it is a FIFO, else forgotten (a new file's number). */
 void pipes_note(int fd, unsigned kind);
 void pipes_opened(int fd, int flags);
 /* socketpair(AF_UNIX) made a and b (nonblocking or not): each the other's peer. */
