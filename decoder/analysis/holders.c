@@ -239,7 +239,9 @@ uint32_t hd_parent_of(const struct hd *s, uint32_t g)
 int hd_process_wait(const struct hd *s, uint32_t reason)
 {
     const char *r = reason ? s->a.str.s[reason] : "";
-    return !strncmp(r, "wait: ", 6) ? 1 : !strncmp(r, "signal: ", 8) ? 2 : 0;
+    if (!strncmp(r, "wait: ", 6)) return 1;
+    return !strncmp(r, "signal: ", 8) || !strncmp(r, "pipe: ", 6) || !strncmp(r, "socket: ", 8) ? 2
+                                                                                                : 0;
 }
 
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns)

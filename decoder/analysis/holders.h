@@ -207,7 +207,9 @@ struct hd_share *hd_share_of(struct hd_obj *o, uint32_t g);
 uint32_t hd_top_holder(const struct hd *s, uint32_t g, uint32_t reason, int64_t *ns);
 /* Whether an interned wait reason is a wait for another process, which a thread of the tree
  * ends in a merged trace (docs/processes.md): 1 for a child ("wait: ..."), 2 for a signal
- * ("signal: ..."), else 0. hd_top_holder gives who ended such waits (no object holds them). */
+ * ("signal: ...") or a pipe's or socket's read ("pipe: ...", "socket: ...": a thread of its own
+ * process may end it too), else 0. hd_top_holder gives who ended such waits (no object holds
+ * them). */
 int hd_process_wait(const struct hd *s, uint32_t reason);
 /* For goroutine g of a merged trace: the thread whose wait for a child g's process's exit
  * ended (its parent, which spawned it: a creator where no gotrace.fork log said one, as for

@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define WAITS_FILE ".waits" /* in FILE.d/: the shared wait page (share_waits) */
 
 static const char usage[] =
     "usage: gotrace record [-o FILE] -- PROGRAM [ARGS...]\n"
@@ -174,6 +177,23 @@ static int prepare_folder(const char *dir)
     return 0;
 }
 
+/* The page the tree's tracers share (GOTRACE_WAITS, preload/util/pipes.h: who waits on which
+ * pipe or socket, so that a writer in another process logs the write that ends the wait): a
+ * fresh zeroed file dir/.waits (merge skips dot files), removed by record once the tree is
+ * over. Without it nothing is shared: 0 either way, unless setenv fails. */
+static int share_waits(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/" WAITS_FILE, dir) >= (int)sizeof path) return 0;
+    unlink(path);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return 0;
+    int sized = ftruncate(fd, 4096) == 0;
+    if (geteuid() == 0) fchmod(fd, 0666); /* every user the tree becomes counts its waits */
+    close(fd);
+    return sized ? setenv("GOTRACE_WAITS", path, 1) : 0;
+}
+
 /* In the child, before exec: the folder made and GOTRACE_OUT pointing into it; 0 or -1 after
  * a message. */
 static int child_env(const char *preload, const char *outpat)
@@ -185,7 +205,9 @@ static int child_env(const char *preload, const char *outpat)
         return -1;
     }
     snprintf(out, sizeof out, "%s/%%p.trace", dir);
-    return setenv("LD_PRELOAD", preload, 1) || setenv("GOTRACE_OUT", out, 1) ? -1 : 0;
+    return setenv("LD_PRELOAD", preload, 1) || setenv("GOTRACE_OUT", out, 1) || share_waits(dir)
+               ? -1
+               : 0;
 }
 
 /* Waits for program pid (its wait status in *st) and for every process of its tree: record is
@@ -320,7 +342,12 @@ int gd_cmd_record(int argc, char **argv)
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
     char path[PATH_MAX], dir[PATH_MAX];
     expand(outpat, pid, path, sizeof(path));
-    size_t n = folder_of(path, 0, dir, sizeof dir) ? 0 : make_trace(path, dir);
+    size_t n = 0;
+    if (!folder_of(path, 0, dir, sizeof dir)) {
+        char waits[PATH_MAX + 8];
+        n = make_trace(path, dir);
+        if (snprintf(waits, sizeof waits, "%s/" WAITS_FILE, dir) < (int)sizeof waits) unlink(waits);
+    }
     report_trace(argv[prog], path, n, dir, code);
     return code;
 }

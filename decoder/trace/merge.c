@@ -55,7 +55,7 @@ struct mg_g { /* a live output goroutine */
      * own (the waiter's, when its call returned) is dropped. */
     int64_t wpid;
     uint8_t wsig, early;
-    uint64_t wobj;   /* a wait on an object in a shared mapping: shared_key, else 0 */
+    uint64_t wobj;   /* a wait a log of another process may end (wait_object), else 0 */
     uint64_t exiter; /* the last thread of the child whose exit ended its wait (keep_exiter) */
 };
 #define MG_ANY_CHILD (-1)
@@ -863,6 +863,19 @@ static uint64_t shared_key(const char *s, uint32_t len)
     return gd_strhash(off, (size_t)(end - off));
 }
 
+/* The hash of the object a wait of reason s (len bytes) waits on, when a process's log may end
+ * it (wake_log): the shared_key of an object in a shared mapping ("sync: KIND shared ..."), the
+ * object of a pipe or socket read ("pipe: read pipe:[INO]": "pipe:[INO]"); else 0. */
+static uint64_t wait_object(const char *s, uint32_t len)
+{
+    if (len > 6 && !memcmp(s, "sync: ", 6)) return shared_key(s, len);
+    uint32_t k = len > 6 && !memcmp(s, "pipe: ", 6)     ? 6
+                 : len > 8 && !memcmp(s, "socket: ", 8) ? 8
+                                                        : 0;
+    const char *sp = k ? memchr(s + k, ' ', len - k) : NULL; /* after the call's name */
+    return sp && sp + 1 < s + len ? gd_strhash(sp + 1, (size_t)(s + len - sp - 1)) : 0;
+}
+
 /* Notes what goroutine x's wait with reason sid of input in waits for, when another process
  * of the tree may end it: a child ("wait: child PID", "wait: any child", "wait: any child of
  * its group": any child, its group not known here) or a signal ("signal: sigsuspend", ...:
@@ -873,7 +886,7 @@ static void note_wait(const struct mg_in *in, uint64_t sid, struct mg_g *x)
     const char *s = sid ? gd_str(&in->d.gen, sid, &len) : NULL;
     x->wpid = 0;
     x->wsig = s && len > 8 && !memcmp(s, "signal: ", 8);
-    x->wobj = s && len > 6 && !memcmp(s, "sync: ", 6) ? shared_key(s, len) : 0;
+    x->wobj = s ? wait_object(s, len) : 0;
     if (!s || len < 12 || memcmp(s, "wait: ", 6)) return;
     if (len > 12 && !memcmp(s, "wait: child ", 12)) {
         uint64_t pid = 0;
@@ -933,7 +946,8 @@ static int kill_target(const struct mg_in *in, const char *s, uint32_t len, uint
 /* What a UserLog ev of input in says another process's wait ended by: a gotrace.kill log's
  * target (kill_target), MG_WAKE_POST for a gotrace.post log (*key: the shared_key of the object
  * posted, signalled, woken or unlocked: "semaphore shared ...", "condvar shared ...", "futex
- * shared ...", "rwlock shared ..."); 0 anything else. */
+ * shared ...", "rwlock shared ...") or a gotrace.write log (*key: the hash of the pipe or socket
+ * written, as wait_object makes it of a read's reason); 0 anything else. */
 static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *key)
 {
     uint32_t kl = 0, vl = 0;
@@ -942,6 +956,8 @@ static int wake_log(const struct mg_in *in, const struct gd_tev *ev, uint64_t *k
     const char *val = k ? gd_str(&in->d.gen, ev->args[2], &vl) : NULL;
     if (!val) return 0;
     if (kl == 12 && !memcmp(k, "gotrace.kill", 12)) return kill_target(in, val, vl, key);
+    if (kl == 13 && !memcmp(k, "gotrace.write", 13))
+        return (*key = gd_strhash(val, vl)) ? MG_WAKE_POST : 0;
     if (kl != 12 || memcmp(k, "gotrace.post", 12)) return 0;
     return (*key = shared_key(val, vl)) ? MG_WAKE_POST : 0;
 }

@@ -24,6 +24,7 @@
 #include "modules.h"
 #include "output.h"
 #include "pages.h"
+#include "pipes.h"
 #include "plainlock.h"
 #include "real.h"
 #include "selfcost.h"
@@ -312,6 +313,8 @@ void tr_init(void)
     fatal_init(cfg.flight ? (int)cfg.flight_signal : 0, __libc_single_threaded);
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    pipes_share(cfg.waits); /* (a forked child keeps the mapping and the table) */
+    pipes_scan();
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
              cfg.stacks ? "on" : "off", clock_name());
     state_start((size_t)cfg.flush_mb << 20);

@@ -45,6 +45,8 @@ static const char *const reason_names[GT_R_COUNT] = {
     [GT_R_OMP_LOCK] = "sync: omp lock",
     [GT_R_CHILD] = "wait: child",
     [GT_R_SIGNAL] = "signal wait",
+    [GT_R_PIPE] = "pipe: read",
+    [GT_R_SOCKET] = "socket: recv",
 };
 static uint64_t reason_ids[GT_R_COUNT];
 
@@ -572,7 +574,9 @@ GOTRACE_API_FN uint64_t tr_syscall_end(struct gt_thread *self)
 
 GOTRACE_API_FN void tr_syscall_reads(struct gt_thread *self, int fd)
 {
-    atomic_store_explicit(&self->read_fd, fd + 1, memory_order_relaxed);
+    if (fd >= 0 && hang_on() && g_state(self) == GO_G_WAITING)
+        atomic_store_explicit(&self->read_since, gt_now(), memory_order_relaxed);
+    atomic_store_explicit(&self->read_fd, fd + 1, memory_order_release);
 }
 
 /* What fd is, if another process may be at its other end: "pipe:[INO]", "fifo:PATH [MAJ:MIN

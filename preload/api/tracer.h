@@ -45,6 +45,8 @@ enum gt_reason {
     GT_R_OMP_LOCK,
     GT_R_CHILD,  /* waits for a child process (hooks/syscalls.c): "wait: child PID" and kin */
     GT_R_SIGNAL, /* waits for a signal (hooks/sigwaits.c): "signal: sigsuspend" and kin */
+    GT_R_PIPE,   /* reads of a pipe or FIFO (hooks/pipes.c): "pipe: read pipe:[INO]" */
+    GT_R_SOCKET, /* receives on a Unix socket: "socket: recv socket:[INO] unix" */
     GT_R_COUNT,
     /* Or'ed into the reason of a wait on an object (tr_block_on, waitq_barrier): the call has no
      * timeout (pthread_mutex_lock, pthread_rwlock_rdlock/wrlock, pthread_cond_wait, sem_wait,
@@ -135,9 +137,10 @@ int tr_wake(struct gt_thread *self, struct gt_thread *t, uint64_t stk);
 int tr_syscall_begin(struct gt_thread *self);
 /* Returns how long the system call took (ns from its begin to its end events; 0 if unknown). */
 uint64_t tr_syscall_end(struct gt_thread *self);
-/* After a tr_syscall_begin that returned 1, for a call that reads fd (read, readv, recv...):
- * notes fd in the thread record (one plain store; tr_syscall_end clears it), for the hang
- * check's pipe cycles (flush/hang.h). */
+/* After a tr_syscall_begin that returned 1, for a call that reads fd (read, readv, recv...),
+ * or after the block of a pipe read that waits (hooks.h PIPE_READ): notes fd in the thread
+ * record (one plain store; a block's start too with the hang check on), for the hang check's
+ * pipe cycles (flush/hang.h); tr_syscall_end, or fd -1 (the block's end), clears it. */
 void tr_syscall_reads(struct gt_thread *self, int fd);
 /* After a read or write on fd (a system call) that took long enough to have waited: when fd is
  * a pipe, FIFO or Unix socket, a gotrace.fd log naming it ("pipe:[12345]", docs/blocking.md

@@ -98,8 +98,10 @@ struct gt_thread {
     uint64_t syscall_stack;     /* stack of the current syscall */
     uint64_t syscall_ts;        /* the time of its GoSyscallBegin */
     _Atomic int32_t read_fd;    /* 1 + the descriptor its current system call reads (a read,
-                                   readv or recv hook: tr_syscall_reads), 0 none: the hang
-                                   check's pipe cycles (flush/hang.c) */
+                                   readv or recv hook, or its block around a pipe read that
+                                   waits: tr_syscall_reads), 0 none: the hang check's pipe
+                                   cycles (flush/hang.c) */
+    _Atomic uint64_t read_since; /* with the hang check on, when such a block began */
     int *errp;                  /* owner only: its errno (no call to find it: tracer.c acquire) */
     uint64_t p_claimed;         /* owner only: a generation its P's status is claimed for
                                    (tracer.c p_touch: then the P's word need not be read) */

@@ -60,7 +60,8 @@ struct node {
     uint8_t dead;             /* its holder, read in the lock now, is a thread that exited */
     uint8_t stuck, behind, dl_kind;
     int rfd;         /* the descriptor its system call in progress reads, -1 none */
-    uint64_t rsince; /* since when (its GoSyscallBegin) */
+    unsigned rstate; /* GO_G_SYSCALL, or GO_G_WAITING: a pipe read's block (PIPE_READ) */
+    uint64_t rsince; /* since when (its GoSyscallBegin, or the block's start) */
 };
 
 static struct {
@@ -144,16 +145,27 @@ static void read_view(struct node *x)
     if (!view_same(x)) x->obj = 0;
 }
 
-/* x's read in progress (a system call that reads a descriptor: thread.h read_fd), if its
- * thread is in one: the descriptor and since when, read between two reads of the descriptor. */
+/* Since when thread t, in state st, reads: its GoSyscallBegin, or its pipe read's block. */
+static uint64_t read_start(const struct gt_thread *t, unsigned st)
+{
+    return st == GO_G_SYSCALL ? __atomic_load_n(&t->syscall_ts, __ATOMIC_RELAXED)
+                              : atomic_load(&t->read_since);
+}
+
+/* x's read in progress (a system call that reads a descriptor, or the block of a pipe read
+ * that waits: thread.h read_fd), if its thread is in one: the descriptor and since when, read
+ * between two reads of the descriptor. */
 static void read_reading(struct node *x)
 {
     struct gt_thread *t = x->t;
     int fd = atomic_load_explicit(&t->read_fd, memory_order_acquire);
-    if (!fd || word_state(atomic_load(&t->gword)) != GO_G_SYSCALL) return;
-    x->rsince = __atomic_load_n(&t->syscall_ts, __ATOMIC_RELAXED);
-    if (atomic_load(&t->read_fd) == fd && word_state(atomic_load(&t->gword)) == GO_G_SYSCALL)
+    unsigned st = word_state(atomic_load(&t->gword));
+    if (!fd || (st != GO_G_SYSCALL && st != GO_G_WAITING)) return;
+    x->rsince = read_start(t, st);
+    if (atomic_load(&t->read_fd) == fd && word_state(atomic_load(&t->gword)) == st) {
         x->rfd = fd - 1;
+        x->rstate = st;
+    }
 }
 
 /* Whether x's thread still reads as collected. */
@@ -161,8 +173,8 @@ static int reading_same(const struct node *x)
 {
     const struct gt_thread *t = x->t;
     return x->rfd >= 0 && atomic_load(&t->read_fd) == x->rfd + 1 &&
-           __atomic_load_n(&t->syscall_ts, __ATOMIC_RELAXED) == x->rsince &&
-           word_state(atomic_load(&t->gword)) == GO_G_SYSCALL;
+           word_state(atomic_load(&t->gword)) == x->rstate &&
+           read_start(t, x->rstate) == x->rsince;
 }
 
 /* Keeps the name of exited thread t, once. */

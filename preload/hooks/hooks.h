@@ -8,6 +8,7 @@
 #ifndef GOTRACE_HOOKS_H
 #define GOTRACE_HOOKS_H
 #include "lifecycle.h"
+#include "pipes.h"
 #include "tracer.h"
 #include "waitq.h"
 
@@ -88,6 +89,71 @@
         __typeof__(call) r_ = (call);                                                              \
         if (traced_ && tr_syscall_end(self_) >= GT_FD_WAITED_NS) tr_fd_waited(self_, (fd));        \
         r_;                                                                                        \
+    })
+
+/* ---- pipes, FIFOs and Unix sockets (pipes.c; util/pipes.h) ---- */
+
+struct pipe_wait {
+    uint64_t key; /* the writer's key (0: unknown, not queued) */
+    int shared;   /* counted in the shared wait page */
+};
+enum { PIPE_DONE, PIPE_BLOCK, PIPE_CALL };
+/* Whether reads of a descriptor of this kind are looked at with a poll (a FIFO, or RWF_NOWAIT
+ * refused) instead of tried without waiting. */
+int pipe_polls(unsigned kind);
+/* Whether a read of fd would wait: blocking, still the table's, and (poll_first) nothing to
+ * read now (a zero-timeout poll). errno kept. */
+int pipe_would_wait(int fd, int poll_first);
+/* After the nonblocking try of a read of fd failed (errno: its error; saved: errno before it):
+ * PIPE_BLOCK (it would wait: errno back to saved; looked at only if the table says fd is
+ * nonblocking), PIPE_DONE (the try's result is the call's), PIPE_CALL (make the real call: the
+ * kernel refused the try, and nothing waits). */
+int pipe_try_failed(int fd, int saved);
+/* A read of fd named what ("read", "recv") that will wait: the block "pipe: WHAT OBJECT" (or
+ * "socket: ..."), queued for a writer thread and counted in the shared page; 1 if traced. */
+int pipe_block(struct gt_thread *self, int fd, const char *what, struct pipe_wait *pw);
+/* After the real call: again, it failed with EAGAIN (fd was nonblocking after all). */
+void pipe_unblock(struct gt_thread *self, int fd, int again, struct pipe_wait *pw);
+/* Before a write to fd: a reader thread of this process waiting on it is woken (with the
+ * hook's stack); else when another process's reader waits (the shared page), the
+ * gotrace.write log naming the object ("pipe:[INO]"), with the hook's stack. */
+void pipe_before_write(int fd);
+
+/* A read-side call on fd (may_block: its flags allow a wait). On a descriptor the table knows
+ * as a pipe's or FIFO's read end or a Unix socket, try (the same call without waiting) is made
+ * first, as a system call (or a poll, pipe_polls); when it would have waited, the real call is
+ * a block (pipe_block). Anything else: SYSCALL_FD_IF, as ever. */
+#define PIPE_READ(may_block, fd, what, try, call)                                                  \
+    __extension__({                                                                                \
+        unsigned pk_ = (may_block) ? pipes_kind(fd) : 0;                                           \
+        struct gt_thread *ps_ = (pk_ & PK_READ) ? tr_current() : NULL;                             \
+        __typeof__(call) r_ = 0;                                                                   \
+        int how_ = PIPE_CALL, saved_ = errno;                                                      \
+        if (!ps_) {                                                                                \
+            r_ = SYSCALL_READ_FD_IF(may_block, fd, call);                                          \
+            how_ = PIPE_DONE;                                                                      \
+        } else if (pipe_polls(pk_)) {                                                              \
+            how_ = pipe_would_wait(fd, 1) ? PIPE_BLOCK : PIPE_CALL;                                \
+        } else {                                                                                   \
+            r_ = SYSCALL_FD(fd, try);                                                              \
+            how_ = r_ < 0 ? pipe_try_failed(fd, saved_) : PIPE_DONE;                               \
+        }                                                                                          \
+        if (how_ == PIPE_CALL) r_ = SYSCALL_READ_FD_IF(1, fd, call);                               \
+        if (how_ == PIPE_BLOCK) {                                                                  \
+            struct pipe_wait pw_;                                                                  \
+            int traced_ = pipe_block(ps_, fd, what, &pw_);                                         \
+            r_ = (call);                                                                           \
+            if (traced_) pipe_unblock(ps_, fd, r_ < 0 && errno == EAGAIN, &pw_);                   \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
+/* A write-side call on fd: wakes or logs the end of a reader's wait (pipe_before_write) when
+ * the table knows fd as a write end or a Unix socket; the call itself as SYSCALL_FD_IF. */
+#define PIPE_WRITE(may_block, fd, call)                                                            \
+    __extension__({                                                                                \
+        if (__builtin_expect(pipes_kind(fd) & PK_WRITE, 0)) pipe_before_write(fd);                 \
+        SYSCALL_FD_IF(may_block, fd, call);                                                        \
     })
 
 /* A releaser self that knows it frees all n threads queued on key (n == INT_MAX: however many

@@ -14,10 +14,12 @@
 #include "fds.h"
 #include "hooks.h"
 #include "memlock.h"
+#include "pipes.h"
 #include "real.h"
 #include "stack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -26,7 +28,9 @@
 
 EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
-    return fds_close_range(lo, hi, flags, REAL(close_range));
+    int r = fds_close_range(lo, hi, flags, REAL(close_range));
+    if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC)) pipes_forget_range(lo, hi); /* pipes.h */
+    return r;
 }
 
 /* glibc's closefrom closes with close_range and falls back to /proc/self/fd on kernels
@@ -37,6 +41,7 @@ EXPORT void closefrom(int lo)
     if (fds_close_range(lo < 0 ? 0 : (unsigned)lo, ~0U, 0, REAL(close_range)) != 0 &&
         errno == ENOSYS)
         REAL(closefrom)(lo);
+    pipes_forget_range(lo < 0 ? 0 : (unsigned)lo, ~0U);
     errno = saved;
 }
 
@@ -45,7 +50,9 @@ EXPORT void closefrom(int lo)
         errno = EBADF;                                                                             \
         return -1;                                                                                 \
     }                                                                                              \
-    return call
+    int r_ = call;                                                                                 \
+    if (r_ >= 0) pipes_dup(from, to); /* pipes.h */                                                \
+    return r_
 
 EXPORT int dup2(int from, int to)
 {
@@ -63,6 +70,10 @@ EXPORT int pipe2(int fds[2], int flags)
     if (r == 0 && tr_inside()) {
         fds[0] = fds_keep(fds[0], NULL);
         fds[1] = fds_keep(fds[1], NULL);
+    } else if (r == 0) {
+        unsigned nb = flags & O_NONBLOCK ? PK_NONBLOCK : 0;
+        pipes_note(fds[0], PK_READ | nb); /* pipes.h */
+        pipes_note(fds[1], PK_WRITE | nb);
     }
     return r;
 }

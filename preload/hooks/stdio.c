@@ -1,6 +1,8 @@
 /* stdio.c: the stdio calls that may read or write their stream's descriptor, traced as the read
  * or write they make (SYSCALL_FD: GoSyscallBegin with the caller's stack ... GoSyscallEnd, the
- * pipe or socket named when it waited). glibc's stdio reads and writes through its internal
+ * pipe or socket named when it waited; a read of a pipe or Unix socket that waits is a block a
+ * writer ends, and a write wakes such a reader, as read's and write's: hooks.h PIPE_READ). glibc's
+ * stdio reads and writes through its internal
  * __read/__write, which no hook sees, so without these a program that reads a pipe with
  * getc, fgets, fread or getline (sort, uniq, sed, most filters of a shell pipeline) or fills
  * one with fwrite or putc would look running while it waits for the other end.
@@ -69,10 +71,39 @@ static inline int pending(FILE *f)
     return f->_fileno >= 0 && f->_IO_write_ptr > f->_IO_write_base;
 }
 
-#define READ_N(f, n, call) SYSCALL_FD_IF(reads_fd((f), (n)), (f)->_fileno, call)
-#define READ_TO(f, delim, max, call)                                                               \
-    SYSCALL_FD_IF(reads_to((f), (delim), (max)), (f)->_fileno, call)
-#define WRITE_N(f, data, n, call) SYSCALL_FD_IF(writes_fd((f), (data), (n)), (f)->_fileno, call)
+/* call, which reads f's descriptor when read (its buffer cannot serve it): on a pipe's read end
+ * or a Unix socket the descriptor table knows (util/pipes.h), a zero-timeout poll tells whether
+ * it waits (a stdio call cannot be tried without waiting, as PIPE_READ's are): then it is the
+ * block "pipe: read OBJECT" a writer ends (hooks.h PIPE_READ); else, and on any other
+ * descriptor, the read as a system call. */
+#define STDIO_READ(read, f, call)                                                                  \
+    __extension__({                                                                                \
+        int fd_ = (f)->_fileno, rd_ = (read);                                                      \
+        struct gt_thread *ps_ =                                                                    \
+            rd_ && (pipes_kind(fd_) & PK_READ) && pipe_would_wait(fd_, 1) ? tr_current() : NULL;   \
+        __typeof__(call) r_;                                                                       \
+        if (ps_) {                                                                                 \
+            struct pipe_wait pw_;                                                                  \
+            int traced_ = pipe_block(ps_, fd_, "read", &pw_);                                      \
+            r_ = (call);                                                                           \
+            if (traced_) pipe_unblock(ps_, fd_, 0, &pw_);                                          \
+        } else {                                                                                   \
+            r_ = SYSCALL_READ_FD_IF(rd_, fd_, call);                                               \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+/* call, which writes f's descriptor when write: a reader waiting on that pipe or socket is
+ * woken or told of (pipe_before_write, as PIPE_WRITE's), and the write is a system call. */
+#define STDIO_WRITE(write, f, call)                                                                \
+    __extension__({                                                                                \
+        int fd_ = (f)->_fileno, wr_ = (write);                                                     \
+        if (wr_ && __builtin_expect(pipes_kind(fd_) & PK_WRITE, 0)) pipe_before_write(fd_);        \
+        SYSCALL_FD_IF(wr_, fd_, call);                                                             \
+    })
+
+#define READ_N(f, n, call) STDIO_READ(reads_fd((f), (n)), f, call)
+#define READ_TO(f, delim, max, call) STDIO_READ(reads_to((f), (delim), (max)), f, call)
+#define WRITE_N(f, data, n, call) STDIO_WRITE(writes_fd((f), (data), (n)), f, call)
 #define WRITE_C(f, c, call)                                                                        \
     __extension__({                                                                                \
         char c_ = (char)(c);                                                                       \
@@ -255,18 +286,20 @@ EXPORT int puts(const char *s)
 /* fflush(NULL) flushes every stream: traced whenever stdout has bytes to write. */
 EXPORT int fflush(FILE *f)
 {
-    return f ? SYSCALL_FD_IF(pending(f), f->_fileno, REAL(fflush)(f))
+    return f ? STDIO_WRITE(pending(f), f, REAL(fflush)(f))
              : SYSCALL_IF(pending(stdout), REAL(fflush)(f));
 }
 
 EXPORT int fflush_unlocked(FILE *f)
 {
-    return f ? SYSCALL_FD_IF(pending(f), f->_fileno, REAL(fflush_unlocked)(f))
+    return f ? STDIO_WRITE(pending(f), f, REAL(fflush_unlocked)(f))
              : SYSCALL_IF(pending(stdout), REAL(fflush_unlocked)(f));
 }
 
 /* The descriptor is closed by then: the flush's pipe is not named. */
 EXPORT int fclose(FILE *f)
 {
-    return SYSCALL_IF(pending(f), REAL(fclose)(f));
+    int w = pending(f);
+    if (w && __builtin_expect(pipes_kind(f->_fileno) & PK_WRITE, 0)) pipe_before_write(f->_fileno);
+    return SYSCALL_IF(w, REAL(fclose)(f));
 }

@@ -1,7 +1,9 @@
 /* syscalls.c: interposed system calls that may block, traced as GoSyscallBegin (with the
  * caller's stack) ... GoSyscallEnd: reads and writes, socket calls, opens and closes, syncs,
- * file locks (flock, fcntl F_SETLKW); a read or write that took long enough to have waited
- * names a pipe, FIFO or Unix socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
+ * file locks (flock, fcntl F_SETLKW); a read of a pipe, FIFO or Unix socket that would wait is
+ * a block instead, and a write to one wakes or logs its reader (PIPE_READ, PIPE_WRITE:
+ * pipes.c); a read or write that took long enough to have waited names a pipe, FIFO or Unix
+ * socket (tr_fd_waited). Waits for children (wait, waitpid, wait3,
  * wait4, waitid) are blocks "wait: child PID" that a gotrace.ended log ends (docs/blocking.md
  * "Across processes"). Futex calls made through syscall() are sync waits and wakes (futex.c).
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
@@ -26,30 +28,43 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- reads and writes ---- */
 
+/* One iovec, for the nonblocking try of a read (RWF_NOWAIT: pipes and sockets honour it). */
+#define TRY_READ(fd, buf, n) preadv2((fd), &(struct iovec){(buf), (n)}, 1, -1, RWF_NOWAIT)
+
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
     if (__builtin_expect(sigfd_is(fd), 0)) return sigfd_read(fd, buf, n); /* sigwaits.c */
-    return SYSCALL_READ_FD_IF(1, fd, REAL(read)(fd, buf, n));
+    return PIPE_READ(1, fd, "read", TRY_READ(fd, buf, n), REAL(read)(fd, buf, n));
+}
+
+/* Fortified builds' read (-D_FORTIFY_SOURCE, the buffer's size cap known): a read larger than
+ * its buffer is glibc's own failure, anything else read's hook. */
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t cap)
+{
+    if (n > cap) return REAL(__read_chk)(fd, buf, n, cap);
+    if (__builtin_expect(sigfd_is(fd), 0)) return sigfd_read(fd, buf, n);
+    return PIPE_READ(1, fd, "read", TRY_READ(fd, buf, n), REAL(read)(fd, buf, n));
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-    return SYSCALL_FD(fd, REAL(write)(fd, buf, n));
+    return PIPE_WRITE(1, fd, REAL(write)(fd, buf, n));
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL_READ_FD_IF(1, fd, REAL(readv)(fd, iov, n));
+    return PIPE_READ(1, fd, "readv", preadv2(fd, iov, n, -1, RWF_NOWAIT), REAL(readv)(fd, iov, n));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-    return SYSCALL_FD(fd, REAL(writev)(fd, iov, n));
+    return PIPE_WRITE(1, fd, REAL(writev)(fd, iov, n));
 }
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -60,6 +75,16 @@ EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
     return SYSCALL(REAL(pread64)(fd, buf, n, off));
+}
+
+EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t cap)
+{
+    return SYSCALL_IF(n <= cap, REAL(__pread_chk)(fd, buf, n, off, cap));
+}
+
+EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t cap)
+{
+    return SYSCALL_IF(n <= cap, REAL(__pread64_chk)(fd, buf, n, off, cap));
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -75,47 +100,88 @@ EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 /* ---- sockets ---- */
 
 #define MAY_BLOCK(flags) (!((flags)&MSG_DONTWAIT))
+/* A receive that may be a pipe wait (PIPE_READ): not MSG_WAITALL, whose try would return part. */
+#define MAY_TRY(flags) (!((flags) & (MSG_DONTWAIT | MSG_WAITALL)))
+#define RECV_HOOK(fd, flags, what, call_with)                                                      \
+    return MAY_TRY(flags)                                                                          \
+               ? PIPE_READ(1, fd, what, call_with((flags) | MSG_DONTWAIT), call_with(flags))       \
+               : SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, call_with(flags))
 
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recv)(fd, buf, n, flags));
+#define RECV_CALL(f) REAL(recv)(fd, buf, n, f)
+    RECV_HOOK(fd, flags, "recv", RECV_CALL);
+#undef RECV_CALL
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                         socklen_t *len)
 {
-    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recvfrom)(fd, buf, n, flags, from, len));
+#define RECVFROM_CALL(f) REAL(recvfrom)(fd, buf, n, f, from, len)
+    RECV_HOOK(fd, flags, "recvfrom", RECVFROM_CALL);
+#undef RECVFROM_CALL
+}
+
+/* Fortified builds' receives: larger than the buffer, glibc's own failure. */
+EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t cap, int flags)
+{
+    if (n > cap) return REAL(__recv_chk)(fd, buf, n, cap, flags);
+#define RECV_CALL(f) REAL(recv)(fd, buf, n, f)
+    RECV_HOOK(fd, flags, "recv", RECV_CALL);
+#undef RECV_CALL
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t cap, int flags,
+                              struct sockaddr *from, socklen_t *len)
+{
+    if (n > cap) return REAL(__recvfrom_chk)(fd, buf, n, cap, flags, from, len);
+#define RECVFROM_CALL(f) REAL(recvfrom)(fd, buf, n, f, from, len)
+    RECV_HOOK(fd, flags, "recvfrom", RECVFROM_CALL);
+#undef RECVFROM_CALL
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    return SYSCALL_READ_FD_IF(MAY_BLOCK(flags), fd, REAL(recvmsg)(fd, msg, flags));
+#define RECVMSG_CALL(f) REAL(recvmsg)(fd, msg, f)
+    RECV_HOOK(fd, flags, "recvmsg", RECVMSG_CALL);
+#undef RECVMSG_CALL
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(send)(fd, buf, n, flags));
+    return PIPE_WRITE(MAY_BLOCK(flags), fd, REAL(send)(fd, buf, n, flags));
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                       socklen_t len)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendto)(fd, buf, n, flags, to, len));
+    return PIPE_WRITE(MAY_BLOCK(flags), fd, REAL(sendto)(fd, buf, n, flags, to, len));
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    return SYSCALL_FD_IF(MAY_BLOCK(flags), fd, REAL(sendmsg)(fd, msg, flags));
+    return PIPE_WRITE(MAY_BLOCK(flags), fd, REAL(sendmsg)(fd, msg, flags));
 }
+
+/* An accepted connection of a Unix socket the table knows is one too. */
+#define ACCEPTED(lfd, r, flags)                                                                    \
+    ((r) < 0 ? (void)0                                                                             \
+     : (pipes_kind(lfd) & PK_SOCK)                                                                 \
+         ? pipes_note((r), PK_SOCK | ((flags)&SOCK_NONBLOCK ? PK_NONBLOCK : 0))                    \
+         : pipes_forget(r))
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-    return SYSCALL(REAL(accept)(fd, addr, len));
+    int r = SYSCALL(REAL(accept)(fd, addr, len));
+    ACCEPTED(fd, r, 0);
+    return r;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-    return SYSCALL(REAL(accept4)(fd, addr, len, flags));
+    int r = SYSCALL(REAL(accept4)(fd, addr, len, flags));
+    ACCEPTED(fd, r, flags);
+    return r;
 }
 
 EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
@@ -138,35 +204,37 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
         mode_;                                                                                     \
     })
 
-/* A descriptor opened for the tracer moves out of the program's range. */
-#define OPENED(call)                                                                               \
+/* A descriptor opened for the tracer moves out of the program's range; one the program opened
+ * is noted if it is a FIFO (pipes.h: an fstat). */
+#define OPENED(call, flags)                                                                        \
     __extension__({                                                                                \
         int fd_ = SYSCALL(call);                                                                   \
+        if (fd_ >= 0 && !tr_inside()) pipes_opened(fd_, flags);                                    \
         fd_ >= 0 && tr_inside() ? fds_high(fd_) : fd_;                                             \
     })
 
 EXPORT int open(const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return OPENED(REAL(open)(path, flags, mode));
+    return OPENED(REAL(open)(path, flags, mode), flags);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return OPENED(REAL(open64)(path, flags, mode));
+    return OPENED(REAL(open64)(path, flags, mode), flags);
 }
 
 EXPORT int openat(int dir, const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return OPENED(REAL(openat)(dir, path, flags, mode));
+    return OPENED(REAL(openat)(dir, path, flags, mode), flags);
 }
 
 EXPORT int openat64(int dir, const char *path, int flags, ...)
 {
     mode_t mode = OPEN_MODE(flags, flags);
-    return OPENED(REAL(openat64)(dir, path, flags, mode));
+    return OPENED(REAL(openat64)(dir, path, flags, mode), flags);
 }
 
 EXPORT int close(int fd)
@@ -176,6 +244,7 @@ EXPORT int close(int fd)
         return -1;
     }
     sigfd_forget(fd);
+    pipes_forget(fd);
     return SYSCALL(REAL(close)(fd));
 }
 
@@ -201,7 +270,10 @@ EXPORT int flock(int fd, int op)
     va_start(ap, cmd);                                                                             \
     void *arg = va_arg(ap, void *);                                                                \
     va_end(ap);                                                                                    \
-    return SYSCALL_IF(FCNTL_WAITS(cmd), real(fd, cmd, arg))
+    int r = SYSCALL_IF(FCNTL_WAITS(cmd), real(fd, cmd, arg));                                      \
+    if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) pipes_dup(fd, r); /* pipes.h */      \
+    if (r == 0 && cmd == F_SETFL) pipes_nonblock(fd, (int)(intptr_t)arg &O_NONBLOCK);              \
+    return r
 
 EXPORT int fcntl(int fd, int cmd, ...)
 {
@@ -368,7 +440,10 @@ static int fd_syscall(long nr, const long a[6], long *r)
 {
     switch (nr) {
     case SYS_close:
-        if (fds_close_allowed((int)a[0], tr_inside())) return 0;
+        if (fds_close_allowed((int)a[0], tr_inside())) {
+            pipes_forget((int)a[0]);
+            return 0;
+        }
         break;
     case SYS_dup2:
     case SYS_dup3:

@@ -24,6 +24,7 @@ void config_defaults(struct gt_config *c)
     memset(c, 0, offsetof(struct gt_config, out_pattern));
     memcpy(c->out_pattern, DEFAULT_OUT, sizeof DEFAULT_OUT);
     c->symcache[0] = '\0';
+    c->waits[0] = '\0';
     c->period_ms = 1000;
     c->stacks = 1;
     c->stack_depth = 32;
@@ -196,6 +197,11 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
     config_defaults(c);
     parse_out(getenv_fn, warn, c);
     parse_symcache(getenv_fn, warn, c);
+    const char *w = lookup(getenv_fn, "GOTRACE_WAITS");
+    if (w && snprintf(c->waits, sizeof c->waits, "%s", w) >= (int)sizeof c->waits) {
+        c->waits[0] = 0;
+        warn_bad(warn, "GOTRACE_WAITS", w, "is too long", "nothing shared");
+    }
     parse_range(getenv_fn, warn, "GOTRACE_PERIOD_MS", 10, 3600000, &c->period_ms);
     parse_bool(getenv_fn, warn, "GOTRACE_STACKS", &c->stacks);
     parse_range(getenv_fn, warn, "GOTRACE_STACK_DEPTH", 1, 128, &c->stack_depth);

@@ -41,6 +41,9 @@ struct gt_config {
     char symcache[GT_PATH_MAX];    /* GOTRACE_SYMCACHE: the symbol cache's directory, default
                                       $XDG_CACHE_HOME/gotrace or $HOME/.cache/gotrace; "" = off
                                       (GOTRACE_SYMCACHE=0, or neither variable set) */
+    char waits[GT_PATH_MAX];       /* GOTRACE_WAITS: the file whose first page the processes of a
+                                      recorded tree share (util/pipes.h), set by `gotrace
+                                      record`; default "" (nothing shared) */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

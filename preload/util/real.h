@@ -79,6 +79,12 @@
     X(epoll_pwait, int, (int, struct epoll_event *, int, int, const sigset_t *), 0)                \
     X(read, ssize_t, (int, void *, size_t), 0)                                                     \
     X(write, ssize_t, (int, const void *, size_t), 0)                                              \
+    X(__read_chk, ssize_t, (int, void *, size_t, size_t), 0)                                       \
+    X(__pread_chk, ssize_t, (int, void *, size_t, off_t, size_t), 0)                               \
+    X(__pread64_chk, ssize_t, (int, void *, size_t, off64_t, size_t), 0)                           \
+    X(__recv_chk, ssize_t, (int, void *, size_t, size_t, int), 0)                                  \
+    X(__recvfrom_chk, ssize_t, (int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *), \
+      0)                                                                                           \
     X(readv, ssize_t, (int, const struct iovec *, int), 0)                                         \
     X(writev, ssize_t, (int, const struct iovec *, int), 0)                                        \
     X(pread, ssize_t, (int, void *, size_t, off_t), 0)                                             \
@@ -180,6 +186,10 @@
     X(dup2, int, (int, int), 0)                                                                    \
     X(dup3, int, (int, int, int), 0)                                                               \
     X(pipe2, int, (int[2], int), 0)                                                                \
+    X(pipe, int, (int[2]), 0)                                                                      \
+    X(dup, int, (int), 0)                                                                          \
+    X(socket, int, (int, int, int), 0)                                                             \
+    X(socketpair, int, (int, int, int, int[2]), 0)                                                 \
     X(abort, void, (void), 0)                                                                      \
     X(__assert_fail, void, (const char *, const char *, unsigned, const char *), 0)                \
     X(pthread_setname_np, int, (pthread_t, const char *), 0)                                       \

@@ -9,8 +9,8 @@
 #   lost_wakeup  a condvar waited on after its only signal, the signaller exited: the same.
 #   exit_holding the holder of quit_lock exited holding it: blocked_on_quit can never go on.
 #   read_holder  (runs to its end) at a time T between io_waiter's block and its wake-up, the
-#                holder of io_lock is reader, blocked in read(), not "released since"; the
-#                critical path of io_waiter up to T is reader's system call.
+#                holder of io_lock is reader, blocked in read() (a wait on the pipe), not
+#                "released since"; the critical path of io_waiter up to T is reader's wait.
 #   sleepy       the negative: a consumer waits on a condvar that a sleeping producer signals
 #                1 s later; killed mid-sleep, and at 500 ms of a whole run: no deadlock, the
 #                producer is named as the thread that can still move.
@@ -86,14 +86,14 @@ at=$(awk 'NR == 1 { t0 = $1 }
 f=$CASE_DIR/read_holder.hangs
 grep -A4 '^io_waiter (G3)  waiting on mutex io_lock' "$f" >"$f.sel" ||
     fail "read_holder: io_waiter is not waiting at $at: $(head -c 600 "$f")"
-sed -n 4p "$f.sel" | grep -qx "  held by reader (G2), in a system call (read)" ||
+sed -n 4p "$f.sel" | grep -qx "  held by reader (G2), waiting (pipe: read pipe:\[[0-9]*\])" ||
     fail "read_holder: the holder is not reader in read(): $(cat "$f.sel")"
 sed -n 5p "$f.sel" | grep -qx "      read (libc.so.6)" ||
     fail "read_holder: the holder's stack is not read's: $(cat "$f.sel")"
 ! grep -q "released" "$f" || fail "read_holder: a release after T believed: $(head -c 600 "$f")"
 has "$f" "0 deadlocks"
 "$GT_DECODER" critical-path --thread io_waiter --to "$at" "$CASE_DIR/read_holder.trace" >"$CASE_DIR/read_holder.cp"
-grep -qE '^ +[0-9.]+[mu]?s +[0-9.]+ms  syscall   reader \(G2\)$' "$CASE_DIR/read_holder.cp" ||
+grep -qE '^ +[0-9.]+[mu]?s +[0-9.]+ms  waiting   reader \(G2\)  pipe: read pipe:\[[0-9]+\]$' "$CASE_DIR/read_holder.cp" ||
     fail "read_holder: io_waiter's path up to T is not reader's read(): $(head -c 800 "$CASE_DIR/read_holder.cp")"
 
 # sleepy: no deadlock, killed mid-sleep or looked at mid-sleep

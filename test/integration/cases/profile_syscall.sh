@@ -1,10 +1,12 @@
-# profile_syscall: a pipe written every 20 ms, 15 times, read by main (progs/sync_pipe.c).
+# profile_syscall: a pipe written every 20 ms, 15 times, read by main (progs/sync_pipe.c raw:
+# made by a raw system call, so the tracer does not know it for a pipe and the reads stay
+# system calls, as any read of a descriptor it does not know).
 # Checks: valid trace; `go tool trace -pprof=syscall` totals 300 ms (main's wait in read)
 # within 10 %, and names read and read_all.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_pipe)
-trace_run run -- "$prog"
+trace_run run -- "$prog" raw
 expect_status sync_pipe 0
 validate "$RUN_TRACE"
 tr=$RUN_TRACE

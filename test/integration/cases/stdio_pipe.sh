@@ -1,17 +1,20 @@
-# stdio_pipe: stdio calls that wait for a pipe's other end are system calls on that pipe, with
-# the stdio call as the leaf frame (preload/hooks/stdio.c); calls the stream's buffer serves
-# write nothing. progs/stdio_pipe.c (built with _FORTIFY_SOURCE):
-# - read FN: main reads 3 lines with FN; the feeder writes each only once main sleeps in the
-#   pipe's read, so each line is one read of the descriptor, and so is the end of file: exactly 4
-#   syscalls of main whose leaf is FN's hook (getc_unlocked is the macro that calls __uflow;
-#   fortified fgets and fread are __fgets_chk and __fread_chk, getline the inline that calls
-#   __getdelim), in read_lines, and the pipe named (3 waits, the end of file when it waited);
+# stdio_pipe: stdio calls that read or write their stream's descriptor (preload/hooks/stdio.c)
+# are traced as the read or write they make, with the stdio call as the leaf frame; calls the
+# stream's buffer serves write nothing. progs/stdio_pipe.c (built with _FORTIFY_SOURCE):
+# - read FN: main reads 3 lines with FN from a pipe; the feeder writes each only once main
+#   sleeps in the pipe's read, so each line is one read that waits: a block "pipe: read
+#   pipe:[INO]" (a pipe the tracer knows: docs/blocking.md "Pipes and sockets") with FN's hook
+#   as leaf (getc_unlocked is the macro that calls __uflow; fortified fgets and fread are
+#   __fgets_chk and __fread_chk, getline the inline that calls __getdelim; and a fortified
+#   read(2) of the descriptor, __read_chk) in read_lines,
+#   woken by the feeder thread 3 times (the end of file, when it waited, ends itself);
 # - write FN: the filler writes 256 KiB with FN into a pipe main drains only once the filler
 #   sleeps in the pipe's write: at least one syscall of the filler with FN's hook as leaf, the
 #   pipe named, and at most one per 4 KiB buffer (262,144 fputc calls write nothing but when the
 #   buffer is full); with a 1 MiB setvbuf buffer only the fflush calls write (64), fwrite never;
 # - a shell pipeline `seq | uniq | wc -l` under record: uniq (getc_unlocked -> __uflow, fwrite)
-#   reads its pipe through __uflow.
+#   reads its pipe through __uflow, and its reads that wait are woken by seq's thread (its
+#   stdio writes: the tree's shared wait page).
 # Every trace validates. On a tracer without the stdio hooks every count is 0.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
@@ -22,19 +25,21 @@ cd "$CASE_DIR"
 leaf_count() { leaves "$1" Syscall "$2" | grep -cx -- "$3" || true; }
 
 for pair in getc_unlocked:__uflow getc:getc fgetc:fgetc fgets:__fgets_chk fread:__fread_chk \
-    getline:__getdelim getdelim:getdelim; do
+    getline:__getdelim getdelim:getdelim read:__read_chk; do
     fn=${pair%%:*} leaf=${pair#*:}
     trace_run "r-$fn" -- "$prog" read "$fn"
     expect_status "stdio_pipe read $fn" 0
     assert_eq "$(cat "$RUN_OUT")" "$fn lines 3" "read $fn: output"
     validate "$RUN_TRACE"
-    assert_eq "$(leaf_count "$RUN_TRACE" 1 "$leaf")" 4 "read $fn: main's syscalls in $leaf"
-    gt_trans "$RUN_TRACE" | awk -F'\t' -v l="$leaf" '$1 == 1 && $3 == "Syscall" &&
-        index($6, l "|") == 1 && $6 ~ /\|read_lines\|/ { n++ } END { exit n != 4 }' ||
-        fail "read $fn: the syscalls' stacks do not run through read_lines"
-    "$GT_BUILD/gotrace" summary "$RUN_TRACE" >"r-$fn.sum"
-    grep -A2 '^main ' "r-$fn.sum" | grep -qE 'syscalls on pipe:\[[0-9]+\] .* in [34] calls' ||
-        fail "read $fn: main's waits do not name the pipe (r-$fn.sum)"
+    "$GT_BUILD/gotrace" contention "$RUN_TRACE" >"r-$fn.cont"
+    # the pipe's wait site: its waits, first frame, wakers
+    site=$(awk '/^#/ { on = index($0, "  pipe: read pipe:[") > 0; if (on) print $5; next }
+        on && !f++ { print $1 } on && /woken by:/ { print }' "r-$fn.cont" | tr '\n' '|')
+    case "$site" in
+    waits=[34]\|"$leaf"\|*"woken by: feeder (3)"*) ;;
+    *) fail "read $fn: main's pipe waits: $site (r-$fn.cont)" ;;
+    esac
+    grep -q "^    read_lines " "r-$fn.cont" || fail "read $fn: the waits' stacks do not run through read_lines"
 done
 
 for fn in fwrite fputs fputc putc fflush; do
@@ -59,4 +64,9 @@ assert_eq "$(cat pl.out)" 300000 "the pipeline's output"
 validate pl.trace
 gu=$("$GT_BUILD/gotrace" summary pl.trace | awk '$1 ~ /^uniq\[[0-9]+\]$/ && $2 == "main" { print $3 }')
 [ -n "$gu" ] || fail "no uniq main thread in the merged trace"
-[ "$(leaf_count pl.trace "$gu" __uflow)" -ge 1 ] || fail "uniq's reads are not syscalls in __uflow"
+"$GT_BUILD/gotrace" contention pl.trace >pl.cont
+gs=$(awk '$1 ~ /^seq\[[0-9]+\]$/ { print $1 }' <("$GT_BUILD/gotrace" summary pl.trace))
+awk -v u="${gu}" '/^#/ { on = index($0, "  pipe: read pipe:[") > 0; n = 0; next }
+    on && !n++ && $1 == "__uflow" { s = 1 } s && /woken by:/ { print; exit }' pl.cont |
+    grep -q "woken by: $(printf '%s' "$gs" | sed 's/[][]/\\&/g') main" ||
+    fail "uniq's pipe waits in __uflow are not woken by $gs: $(grep -A8 'pipe: read' pl.cont | head -20)"

@@ -1,7 +1,9 @@
 # syscall_pipe: a writer thread writes one byte into a pipe every 20 ms, 15 times, and closes
 # it; main reads until end of file (progs/sync_pipe.c). Checks: output; valid trace; every read
 # is a syscall of main with stack read|read_all|main (16: 15 bytes + end of file), every write
-# one of the writer with stack write|writer (15), then its close; all syscalls end.
+# one of the writer with stack write|writer (15), then its close; all syscalls end; main's
+# reads that waited are blocks on the pipe ("pipe: read pipe:[N]"), each woken by the writer
+# but the one the close ended (docs/blocking.md "Pipes and sockets").
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_pipe)
@@ -19,3 +21,7 @@ assert_eq "$reads" 16 "main's read syscalls"
 writes=$(awk -F'\t' -v g="$gw" '$1 == g && $3 == "Syscall" && $6 == "write|writer"' "$tr.sel" | grep -c . || true)
 assert_eq "$writes" 15 "writer's write syscalls"
 assert_eq "$(leaves "$tr" Syscall "$gw" | tail -n1)" close "writer's last syscall"
+w=$("$GT_BUILD/gotrace" contention "$tr" | awk '/^#/ { on = index($0, "  pipe: read pipe:[") > 0 }
+                                                  on && /woken by:/ { print; exit }')
+echo "$w" | grep -Eq '^  woken by: writer \([0-9]+\)(, \(ended itself: no waker recorded\) \(1\))?$' ||
+    fail "main's waits on the pipe: $w"

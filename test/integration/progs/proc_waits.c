@@ -222,16 +222,12 @@ static void mode_shared(void)
 
 static int pipe_fds[2], sock_fds[2];
 
-/* Each write comes 1 ms after the parent sleeps in its read, so that the read lasts the 50 us
- * that make the tracer name its descriptor (a child polling /proc can write within 20 us). */
+/* Each write comes once the parent sleeps in its read. */
 static void write_when_read(pid_t parent)
 {
-    static const struct timespec ms = {0, 1000000};
     until_sleeping_in(parent, "pipe_read");
-    nanosleep(&ms, NULL);
     OK(write(pipe_fds[1], "p", 1) == 1);
     until_sleeping_in(parent, "unix_stream_read");
-    nanosleep(&ms, NULL);
     OK(send(sock_fds[1], "s", 1, 0) == 1);
     if (!ok) _exit(1);
 }

@@ -1,6 +1,7 @@
 /* stdio_pipe: stdio calls that wait for the other end of a pipe.
  *   stdio_pipe read FN   main reads LINES lines from a pipe with FN (getc_unlocked, the macro
- *                        that calls __uflow; getc; fgetc; fgets; fread; getline; getdelim);
+ *                        that calls __uflow; getc; fgetc; fgets; fread; getline; getdelim;
+ *                        and read(2) on the stream's descriptor, fortified: __read_chk);
  *                        thread `feeder` writes each line with write(2) only once main sleeps
  *                        in the pipe's read (its task's wchan), GAP_MS later: main waits in
  *                        each read at least GAP_MS.
@@ -73,6 +74,8 @@ static int read_line(FILE *f)
         got = fread(buf, 1, (size_t)record, f) == (size_t)record;
     } else if (!strcmp(fn, "getline")) {
         got = getline(&line, &cap, f) > 0;
+    } else if (!strcmp(fn, "read")) { /* not stdio: fortified read(2), __read_chk */
+        got = read(fileno(f), buf, (size_t)record) == record;
     } else if (!strcmp(fn, "getdelim")) {
         got = getdelim(&line, &cap, '\n', f) > 0;
     } else {
