@@ -7,14 +7,11 @@
 
 #include "fds.h"
 #include "gt_live.h"
+#include "pipes.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,41 +40,6 @@ static ssize_t slurp(const char *path, char *buf, size_t cap)
     return n;
 }
 
-/* The inode of the peer of Unix socket ino (sock_diag, UDIAG_SHOW_PEER), 0 if none known. */
-static uint32_t unix_peer(uint32_t ino)
-{
-    int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (s < 0) return 0;
-    s = fds_high(s);
-    struct {
-        struct nlmsghdr nh;
-        struct unix_diag_req r;
-    } req = {.nh = {.nlmsg_len = sizeof req,
-                    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-                    .nlmsg_flags = NLM_F_REQUEST},
-             .r = {.sdiag_family = AF_UNIX,
-                   .udiag_states = ~0u,
-                   .udiag_ino = ino,
-                   .udiag_show = UDIAG_SHOW_PEER,
-                   .udiag_cookie = {~0u, ~0u}}};
-    union {
-        struct nlmsghdr nh;
-        char bytes[1024];
-    } buf;
-    uint32_t peer = 0;
-    ssize_t n =
-        send(s, &req, sizeof req, 0) == (ssize_t)sizeof req ? recv(s, &buf, sizeof buf, 0) : -1;
-    struct nlmsghdr *h = &buf.nh;
-    if (n > 0 && NLMSG_OK(h, (size_t)n) && h->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-        struct unix_diag_msg *m = NLMSG_DATA(h);
-        int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
-        for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len))
-            if (a->rta_type == UNIX_DIAG_PEER) memcpy(&peer, RTA_DATA(a), sizeof peer);
-    }
-    close(s);
-    return peer;
-}
-
 /* fd as a connected Unix stream or seqpacket socket without a receive timeout (p's fields), 0;
  * -1 when it is not one. */
 static int unix_socket_of(int fd, ino_t ino, const char *link, struct hp_pipe *p)
@@ -90,9 +52,9 @@ static int unix_socket_of(int fd, ino_t ino, const char *link, struct hp_pipe *p
         (type != SOCK_STREAM && type != SOCK_SEQPACKET) ||
         getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, &ml) || tmo.tv_sec || tmo.tv_usec)
         return -1;
-    uint32_t peer = unix_peer((uint32_t)ino);
+    uint64_t peer = pipes_diag_peer((uint64_t)ino);
     if (!peer) return -1;
-    snprintf(p->match, sizeof p->match, "socket:[%u]", peer);
+    snprintf(p->match, sizeof p->match, "socket:[%llu]", (unsigned long long)peer);
     snprintf(p->text, sizeof p->text, "%s unix, peer %s", link, p->match);
     return 0;
 }

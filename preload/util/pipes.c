@@ -192,9 +192,7 @@ int pipes_still(int fd)
     return same;
 }
 
-/* The inode of the peer of Unix socket ino, asked of the kernel (sock_diag, UNIX_DIAG_PEER);
- * 0 if it has no answer (no peer, or no unix_diag). */
-static uint64_t diag_peer(uint64_t ino)
+uint64_t pipes_diag_peer(uint64_t ino)
 {
     int s =
         (int)REAL(syscall)(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
@@ -236,7 +234,7 @@ uint64_t pipes_peer(int fd)
     uint64_t p = atomic_load_explicit(&aux[fd], memory_order_relaxed);
     if (!p) {
         int saved = errno;
-        p = diag_peer(pipes_key(fd) & (PIPES_SOCK_TAG - 1));
+        p = pipes_diag_peer(pipes_key(fd) & (PIPES_SOCK_TAG - 1));
         errno = saved;
         atomic_store_explicit(&aux[fd], p ? p : PEER_NONE, memory_order_relaxed);
     }

@@ -71,6 +71,9 @@ int pipes_still(int fd);
 /* The inode of socket fd's peer, whose writes end fd's reads (a socketpair's other end, or the
  * kernel's answer over sock_diag, asked once and kept); 0 when unknown. */
 uint64_t pipes_peer(int fd);
+/* The inode of the peer of Unix socket ino, asked of the kernel (sock_diag, UNIX_DIAG_PEER);
+ * 0 if it has no answer (no peer, or no unix_diag). Raw system calls: no hook sees them. */
+uint64_t pipes_diag_peer(uint64_t ino);
 /* The object's text, as waits and logs name it: "pipe:[INO]", "fifo:PATH [MAJ:MIN INO]",
  * "socket:[INO] unix" (ino: the socket's own, or for a writer its peer's, given). */
 void pipes_text(int fd, uint64_t sock_ino, char *text, unsigned cap);

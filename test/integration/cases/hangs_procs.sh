@@ -96,13 +96,13 @@ text=$(heads parent.err | sed 's/^gotrace: deadlock: //')
 "$G" hangs parent.trace >parent.hangs
 grep -qF "deadlock: across processes, found live at" parent.hangs && grep -qF ": $text" parent.hangs ||
     fail "parent: hangs on the merged trace: $(head -c 600 parent.hangs)"
-grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" parent.hangs ||
+grep -qE "^  hangs_procs\[$kid\] main \(G$num\) (in a system call|waiting \((pipe|socket): [a-z]+ [^)]*\)) until it ended at" parent.hangs ||
     fail "parent: hangs does not name the reader: $(cat parent.hangs)"
 grep -qE "^  hangs_procs\[$main\] main \(G$num\) waiting \(wait: child $kid\) until it ended at" parent.hangs ||
     fail "parent: hangs does not name main's wait: $(cat parent.hangs)"
 assert_eq "$(tail -1 parent.hangs)" "1 deadlock" "parent: deadlocks in the merged trace"
 "$G" hangs "parent.trace.d/$kid.trace" >parent.own.hangs
-grep -qE "^  main \(G$num\) in a system call at the end" parent.own.hangs ||
+grep -qE "^  main \(G$num\) (in a system call|waiting \((pipe|socket): [a-z]+ [^)]*\)) at the end" parent.own.hangs ||
     fail "parent: hangs on the reader's own trace: $(cat parent.own.hangs)"
 assert_eq "$(tail -1 parent.own.hangs)" "1 deadlock" "parent: deadlocks in the reader's own trace"
 "$G" hangs "parent.trace.d/$main.trace" >parent.main.hangs
@@ -132,7 +132,7 @@ if stacks_on; then
         fail "socket: the reader's stack: $(grep 'waits at' socket.err)"
 fi
 "$G" hangs socket.trace >socket.hangs
-grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" socket.hangs &&
+grep -qE "^  hangs_procs\[$kid\] main \(G$num\) (in a system call|waiting \((pipe|socket): [a-z]+ [^)]*\)) until it ended at" socket.hangs &&
     grep -qE "^  hangs_procs\[$main\] main \(G$num\) waiting \(wait: child $kid\) until it ended at" socket.hangs ||
     fail "socket: hangs on the merged trace: $(cat socket.hangs)"
 assert_eq "$(tail -1 socket.hangs)" "1 deadlock" "socket: deadlocks in the merged trace"
@@ -145,7 +145,7 @@ heads self.err | grep -qE "^gotrace: deadlock: thread $kid of hangs_procs\[$kid\
     fail "self: the report: $(heads self.err)"
 "$G" hangs self.trace >self.hangs
 grep -qE "^deadlock: across processes, found live at .*whose write end only hangs_procs\[$kid\] itself holds" self.hangs &&
-    grep -qE "^  hangs_procs\[$kid\] main \(G$num\) in a system call until it ended at" self.hangs ||
+    grep -qE "^  hangs_procs\[$kid\] main \(G$num\) (in a system call|waiting \((pipe|socket): [a-z]+ [^)]*\)) until it ended at" self.hangs ||
     fail "self: hangs on the merged trace: $(cat self.hangs)"
 assert_eq "$(tail -1 self.hangs)" "1 deadlock" "self: deadlocks in the merged trace"
 

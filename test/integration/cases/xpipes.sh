@@ -20,30 +20,14 @@
 #   ended by the producer's main thread.
 # itest-timeout: 120
 
+source "$GT_ROOT/test/integration/lib_tree.sh"
+
 prog=$(build_prog xpipes)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in pipe fifo sockets unix threads data; do
-    rm -f "plain.$mode.pids" "$mode.pids"
-    plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
-    expect_status "xpipes $mode untraced" 0
-    assert_eq "$(cat "$RUN_OUT")" ok "untraced $mode output"
-    rc=0
-    "$G" record -o "$mode.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids" >"$mode.out" \
-        2>"$mode.err" || rc=$?
-    assert_eq "$rc" 0 "record's status for xpipes $mode"
-    assert_eq "$(cat "$mode.out")" ok "traced $mode output"
-    validate "$mode.trace"
-done
+record_modes "$prog" pipe fifo sockets unix threads data
 
-# gid TRACE NAME: the goroutine id of the thread NAME ("xpipes[123] main") in TRACE's summary.
-gid() { "$G" summary "$1" | awk -v n="$2" '$1 " " $2 == n { print $3; exit }'; }
-# wakers TRACE REASON: contention's "woken by" line of the wait site with that reason.
-wakers() {
-    "$G" contention "$1" | awk -v r="$2" '/^#/ { on = index($0, "  " r "  ") > 0 }
-                                          on && /woken by:/ { print; exit }'
-}
 # reasons TRACE PREFIX: the distinct block reasons of TRACE that start with PREFIX.
 reasons() { "$G" dump "$1" | sed -n 's/.* GoBlock reason="\('"$2"'[^"]*\)".*/\1/p' | sort -u; }
 # root TRACE KID: the pid of the process of TRACE.d that is not KID.
@@ -54,7 +38,7 @@ kid=$(awk '$1 == "writer" { print $2 }' pipe.pids)
 mpid=$(root pipe.trace "$kid")
 r=$(reasons pipe.trace "pipe: ")
 assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: read pipe:[N]" "main's read, a block naming the pipe"
-assert_eq "$(wakers pipe.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the read woken by the writer"
+assert_eq "$(site_wakers pipe.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the read woken by the writer"
 kg=$(gid pipe.trace "xpipes[$kid] main")
 mg=$(gid pipe.trace "xpipes[$mpid] main")
 [ -n "$kg" ] && [ -n "$mg" ] || fail "no threads xpipes[$kid] main and xpipes[$mpid] main"
@@ -75,7 +59,7 @@ kid=$(awk '$1 == "fifo-writer" { print $2 }' fifo.pids)
 r=$(reasons fifo.trace "pipe: ")
 assert_eq "$(echo "$r" | sed 's/[0-9a-f][0-9a-f]*:[0-9a-f][0-9a-f]* [0-9]*\]$/D I]/')" \
     "pipe: read fifo:$CASE_DIR/fifo.pids.fifo [D I]" "main's read, a block naming the FIFO"
-assert_eq "$(wakers fifo.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the FIFO read woken by the writer"
+assert_eq "$(site_wakers fifo.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the FIFO read woken by the writer"
 
 # ---- sockets ----
 kid=$(awk '$1 == "server" { print $2 }' sockets.pids)
@@ -83,7 +67,7 @@ mpid=$(root sockets.trace "$kid")
 r=$(reasons sockets.trace "socket: ")
 assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g' | tr '\n' ' ')" \
     "socket: recv socket:[N] unix socket: recv socket:[N] unix " "two receives, a block each"
-ws=$(echo "$r" | while read -r x; do wakers sockets.trace "$x"; done | sort)
+ws=$(echo "$r" | while read -r x; do site_wakers sockets.trace "$x"; done | sort)
 assert_eq "$ws" "$(printf '  woken by: xpipes[%s] main (1)\n' "$kid" "$mpid" | sort)" \
     "the request woken by main, the response by the server"
 
@@ -91,12 +75,12 @@ assert_eq "$ws" "$(printf '  woken by: xpipes[%s] main (1)\n' "$kid" "$mpid" | s
 kid=$(awk '$1 == "client" { print $2 }' unix.pids)
 r=$(reasons unix.trace "socket: ")
 assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "socket: recv socket:[N] unix" "main's receive"
-assert_eq "$(wakers unix.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the receive woken by the client"
+assert_eq "$(site_wakers unix.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the receive woken by the client"
 
 # ---- threads ----
 r=$(reasons threads.trace "pipe: ")
 assert_eq "$(echo "$r" | grep -c .)" 2 "two pipes waited on"
-ws=$(echo "$r" | while read -r x; do wakers threads.trace "$x"; done | sort)
+ws=$(echo "$r" | while read -r x; do site_wakers threads.trace "$x"; done | sort)
 assert_eq "$ws" "$(printf '  woken by: %s (20)\n' main ponger | sort)" "each side's 20 waits woken by the other"
 
 # ---- data ----
@@ -113,7 +97,7 @@ validate pl.trace
 r=$(reasons pl.trace "pipe: ")
 assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: read pipe:[N]" "the consumer's reads of stdin"
 cons=$("$G" summary pl.trace | awk '/^xpipes\[/ { t = $1 } /blocked on pipe: read/ { print t; exit }')
-w=$(wakers pl.trace "$r")
+w=$(site_wakers pl.trace "$r")
 echo "$w" | grep -q "woken by: xpipes\[[0-9]*\] main (5)" || fail "the consumer's waits: $w"
 prod=$(echo "$w" | sed 's/.*woken by: xpipes\[\([0-9]*\)\] main (5).*/\1/')
 assert_true "the waker is not the consumer" [ "xpipes[$prod]" != "$cons" ]

@@ -40,30 +40,14 @@
 #   thread.
 # itest-timeout: 120
 
+source "$GT_ROOT/test/integration/lib_tree.sh"
+
 prog=$(build_prog xproc)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-for mode in child signal two sem cond condshm futex semopen rwlock rdlock signal1 group group0 system popen vfork; do
-    rm -f "plain.$mode.pids" "$mode.pids"
-    plain_run "plain-$mode" -- "$prog" "$mode" "$CASE_DIR/plain.$mode.pids"
-    expect_status "xproc $mode untraced" 0
-    assert_eq "$(cat "$RUN_OUT")" ok "untraced $mode output"
-    rc=0
-    "$G" record -o "$mode.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids" >"$mode.out" \
-        2>"$mode.err" || rc=$?
-    assert_eq "$rc" 0 "record's status for xproc $mode"
-    assert_eq "$(cat "$mode.out")" ok "traced $mode output"
-    validate "$mode.trace"
-done
+record_modes "$prog" child signal two sem cond condshm futex semopen rwlock rdlock signal1 group group0 system popen vfork
 
-# gid TRACE NAME: the goroutine id of the thread NAME ("xproc[123] main") in TRACE's summary.
-gid() { "$G" summary "$1" | awk -v n="$2" '$1 " " $2 == n { print $3; exit }'; }
-# site_wakers TRACE REASON: contention's "woken by" line of the wait site with that reason.
-site_wakers() {
-    "$G" contention "$1" | awk -v r="$2" '/^#/ { on = index($0, "  " r "  ") > 0 }
-                                          on && /woken by:/ { print; exit }'
-}
 
 # ---- child ----
 kid=$(awk '$1 == "computer" { print $2 }' child.pids)

@@ -71,6 +71,15 @@ static inline void until_file_holds(const char *path, const char *where)
     }
 }
 
+/* Returns once thread tid of this process sleeps in the kernel function whose name contains
+ * where ("pipe_read", "pipe_write": /proc/self/task/TID/wchan). */
+static inline void until_task_sleeping(int tid, const char *where)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/wchan", tid);
+    until_file_holds(path, where);
+}
+
 /* In a forked child: returns once process pid (its parent) sleeps in the kernel function whose
  * name contains where (/proc/PID/wchan: "do_wait" in a wait for a child, "sigsuspend",
  * "do_sigtimedwait", "futex_wait"), so that the parent's call has really begun to wait. */

@@ -27,14 +27,6 @@ static const char *fn;
 /* Sizes the compiler cannot see, so that fortified fgets and fread check them at run time. */
 static volatile int line_max = 64, record = 5;
 
-/* Returns once thread tid of this process sleeps in a kernel function whose name holds where. */
-static void until_task_sleeps_in(pid_t tid, const char *where)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/wchan", (int)tid);
-    until_file_holds(path, where);
-}
-
 static void gap(void)
 {
     struct timespec ts = {0, GAP_MS * 1000000L};
@@ -45,7 +37,7 @@ static void *feeder(void *arg)
 {
     (void)arg;
     for (int i = 0; i < LINES; i++) {
-        until_task_sleeps_in(main_tid, "pipe_read");
+        until_task_sleeping(main_tid, "pipe_read");
         gap();
         if (write(fds[1], "line\n", 5) != 5) exit(99);
     }
@@ -147,7 +139,7 @@ static int writer(void)
     CHECK(pthread_create(&t, NULL, filler, f));
     while (!__atomic_load_n(&filler_tid, __ATOMIC_ACQUIRE))
         sched_yield();
-    until_task_sleeps_in(filler_tid, "pipe_write");
+    until_task_sleeping(filler_tid, "pipe_write");
     gap();
     char buf[8192];
     long total = 0;

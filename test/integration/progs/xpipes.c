@@ -142,23 +142,6 @@ static void mode_unix(void)
 static int ping[2], pong[2];
 static atomic_int ponger_tid;
 
-/* Waits until thread tid of this process sleeps in the kernel function where (as
- * until_sleeping_in, with raw system calls: nothing traced). */
-static void until_task_sleeping(int tid, const char *where)
-{
-    char path[64], buf[128];
-    snprintf(path, sizeof path, "/proc/self/task/%d/wchan", tid);
-    for (;;) {
-        int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
-        long n = fd >= 0 ? syscall(SYS_read, fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0) syscall(SYS_close, fd);
-        if (n < 0) exit(98);
-        buf[n] = 0;
-        if (strstr(buf, where)) return;
-        syscall(SYS_sched_yield);
-    }
-}
-
 static void *ponger(void *arg)
 {
     char c;
