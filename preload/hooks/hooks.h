@@ -109,8 +109,9 @@ int pipe_would_wait(int fd, int poll_first);
  * nonblocking), PIPE_DONE (the try's result is the call's), PIPE_CALL (make the real call: the
  * kernel refused the try, and nothing waits). */
 int pipe_try_failed(int fd, int saved);
-/* A read of fd named what ("read", "recv") that will wait: the block "pipe: WHAT OBJECT" (or
- * "socket: ..."), queued for a writer thread and counted in the shared page; 1 if traced. */
+/* A read of fd named what ("read", "recv"; "poll" for a poll of it) that will wait: the block
+ * "pipe: WHAT OBJECT" (or "socket: ..."), queued for a writer thread and counted in the shared
+ * page; 1 if traced. */
 int pipe_block(struct gt_thread *self, int fd, const char *what, struct pipe_wait *pw);
 /* After the real call: again, it failed with EAGAIN (fd was nonblocking after all). */
 void pipe_unblock(struct gt_thread *self, int fd, int again, struct pipe_wait *pw);
@@ -144,6 +145,28 @@ void pipe_before_write(int fd);
             int traced_ = pipe_block(ps_, fd, what, &pw_);                                         \
             r_ = (call);                                                                           \
             if (traced_) pipe_unblock(ps_, fd, r_ < 0 && errno == EAGAIN, &pw_);                   \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
+/* A readiness wait (may_wait: its timeout is not zero) whose one descriptor, fd, is watched for
+ * input and known to the table as a pipe's or FIFO's read end or a Unix socket (else fd is -1):
+ * try (the same call with a zero timeout) is made first, and is the call when it finds the
+ * descriptor ready (or fails); when it finds nothing, the real call is the block "pipe: poll
+ * OBJECT" (or "socket: poll ...") a writer ends, as a read's (pipe_block). Any other readiness
+ * wait, or a descriptor no longer the table's: the block "network" (SELF_WAIT_IF), as ever. */
+#define PIPE_POLL(may_wait, fd, try, call)                                                         \
+    __extension__({                                                                                \
+        int pf_ = (may_wait) ? (fd) : -1;                                                          \
+        struct gt_thread *pp_ = pf_ >= 0 ? tr_current() : NULL;                                    \
+        __typeof__(call) r_ = pp_ ? (try) : 0;                                                     \
+        if (pp_ && r_ == 0 && pipes_still(pf_)) {                                                  \
+            struct pipe_wait pw_;                                                                  \
+            int traced_ = pipe_block(pp_, pf_, "poll", &pw_);                                      \
+            r_ = (call);                                                                           \
+            if (traced_) pipe_unblock(pp_, pf_, 0, &pw_);                                          \
+        } else if (!pp_ || r_ == 0) {                                                              \
+            r_ = SELF_WAIT_IF(may_wait, GT_R_NETWORK, call);                                       \
         }                                                                                          \
         r_;                                                                                        \
     })

@@ -1,5 +1,7 @@
 /* sleep.c: interposed sleeps (reason "sleep") and readiness waits (reason "network", the
- * word Go's I/O profile keys on): poll, ppoll, select, pselect, epoll_wait, epoll_pwait.
+ * word Go's I/O profile keys on): poll, ppoll, select, pselect, epoll_wait, epoll_pwait. A poll
+ * or ppoll of one pipe or Unix socket for input is instead a wait a writer ends, as a read of
+ * it is (hooks.h PIPE_POLL; docs/blocking.md "Pipes and sockets").
  * Invariants: each hook returns exactly what the real function returns, with the same errno;
  * only the sleeping thread knows when its wait ends, so it unblocks itself when the call
  * returns; a call that cannot wait (zero or malformed duration, zero timeout) emits nothing. */
@@ -46,14 +48,28 @@ EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
 
 /* ---- readiness waits ---- */
 
+/* The one descriptor a poll of fds (n of them) watches, when it watches it for input only and
+ * the table knows it as a pipe's or FIFO's read end or a Unix socket; else -1. (Not const:
+ * glibc declares poll's fds write-only, and GCC takes a const pointer for a read of it.) */
+static int poll_pipe(struct pollfd *fds, nfds_t n)
+{
+    if (n != 1 || !fds) return -1;
+    short in = POLLIN | POLLRDNORM, out = POLLOUT | POLLWRNORM | POLLWRBAND;
+    if (!(fds->events & in) || (fds->events & out)) return -1;
+    return pipes_kind(fds->fd) & PK_READ ? fds->fd : -1;
+}
+
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-    return SELF_WAIT_IF(timeout != 0, GT_R_NETWORK, REAL(poll)(fds, n, timeout));
+    return PIPE_POLL(timeout != 0, poll_pipe(fds, n), REAL(poll)(fds, n, 0),
+                     REAL(poll)(fds, n, timeout));
 }
 
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, const sigset_t *mask)
 {
-    return SELF_WAIT_IF(tmo_waits(tmo), GT_R_NETWORK, REAL(ppoll)(fds, n, tmo, mask));
+    static const struct timespec zero;
+    return PIPE_POLL(tmo_waits(tmo), poll_pipe(fds, n), REAL(ppoll)(fds, n, &zero, mask),
+                     REAL(ppoll)(fds, n, tmo, mask));
 }
 
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)

@@ -10,6 +10,13 @@
  *   "client" (connect), which sends once main sleeps in recv.
  * - fifo: main reads a FIFO (made next to PIDFILE) that child "fifo-writer" opened and writes.
  * - threads: main and thread "ponger" pass a byte back and forth ROUNDS times over two pipes.
+ * - poll: main polls a pipe (poll, POLLIN, no timeout) that child "poll-writer" writes once
+ *   main sleeps in the kernel's poll, then reads it.
+ * - pollthreads: thread "poller" polls a pipe (ppoll, no timeout) then reads it, ROUNDS times;
+ *   main writes a byte each time the poller sleeps in the kernel's poll.
+ * - polls: polls that are not a pipe's wait a writer ends, or end at once: main polls two pipes
+ *   (child "poll-writer" writes one once main sleeps), one pipe with a 20 ms timeout that nobody
+ *   writes (returns 0), and one pipe that holds a byte (returns at once).
  * - data: main writes a byte into a pipe, then reads it (finds data: no wait); reads of an
  *   empty pipe made nonblocking (pipe2 O_NONBLOCK, fcntl F_SETFL) fail with EAGAIN (no wait).
  * - produce N: writes N lines to stdout (a pipe), each once the pipe's reader sleeps in read.
@@ -19,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -170,6 +178,70 @@ static void mode_threads(void)
     CHECK(pthread_join(t, NULL));
 }
 
+/* ---- polls ---- */
+
+static void write_polled(pid_t parent)
+{
+    until_sleeping_in(parent, "poll_schedule");
+    OK(write(p[1], "w", 1) == 1);
+}
+
+static void mode_poll(void)
+{
+    char c = 0;
+    OK(pipe(p) == 0);
+    struct pollfd f = {.fd = p[0], .events = POLLIN};
+    pid_t pid = child("poll-writer", write_polled);
+    OK(poll(&f, 1, -1) == 1 && f.revents == POLLIN);
+    OK(read(p[0], &c, 1) == 1 && c == 'w');
+    reap(pid);
+}
+
+static atomic_int poller_tid;
+
+static void *poller(void *arg)
+{
+    char c;
+    struct pollfd f = {.fd = p[0], .events = POLLIN | POLLRDNORM};
+    atomic_store(&poller_tid, (int)syscall(SYS_gettid));
+    for (int i = 0; i < ROUNDS; i++) {
+        f.revents = 0;
+        OK(ppoll(&f, 1, NULL, NULL) == 1 && f.revents == (POLLIN | POLLRDNORM));
+        OK(read(p[0], &c, 1) == 1 && c == 't');
+    }
+    return arg;
+}
+
+static void mode_pollthreads(void)
+{
+    pthread_t t;
+    OK(pipe(p) == 0);
+    CHECK(pthread_create(&t, NULL, poller, NULL));
+    while (!atomic_load(&poller_tid))
+        sched_yield();
+    for (int i = 0; i < ROUNDS; i++) {
+        until_task_sleeping(atomic_load(&poller_tid), "poll_schedule");
+        OK(write(p[1], "t", 1) == 1);
+    }
+    CHECK(pthread_join(t, NULL));
+}
+
+static void mode_polls(void)
+{
+    char c = 0;
+    OK(pipe(p) == 0 && pipe(s) == 0);
+    struct pollfd two[2] = {{.fd = s[0], .events = POLLIN}, {.fd = p[0], .events = POLLIN}};
+    pid_t pid = child("poll-writer", write_polled);
+    OK(poll(two, 2, -1) == 1 && two[0].revents == 0 && two[1].revents == POLLIN);
+    OK(read(p[0], &c, 1) == 1 && c == 'w');
+    reap(pid);
+    struct pollfd f = {.fd = p[0], .events = POLLIN, .revents = -1};
+    OK(poll(&f, 1, 20) == 0 && f.revents == 0); /* its timeout ends it */
+    OK(write(s[1], "d", 1) == 1);
+    f.fd = s[0];
+    OK(poll(&f, 1, -1) == 1 && f.revents == POLLIN); /* finds the byte */
+}
+
 /* ---- a shell pipeline ---- */
 
 /* The pid of the other process that has stdout's pipe open (the pipeline's reader). */
@@ -244,6 +316,12 @@ int main(int argc, char **argv)
         mode_sockets();
     } else if (!strcmp(mode, "unix")) {
         mode_unix();
+    } else if (!strcmp(mode, "poll")) {
+        mode_poll();
+    } else if (!strcmp(mode, "pollthreads")) {
+        mode_pollthreads();
+    } else if (!strcmp(mode, "polls")) {
+        mode_polls();
     } else if (!strcmp(mode, "threads")) {
         mode_threads();
     } else if (!strcmp(mode, "data")) {
