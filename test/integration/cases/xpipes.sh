@@ -13,6 +13,12 @@
 #   (the peer found over sock_diag);
 # - threads: two threads' ping-pong over two pipes, 20 rounds: each side's 20 waits woken by
 #   the other thread (one process: the wake is the tracer's own, no merge);
+# - poll: main's poll (POLLIN, no timeout) of a pipe a child writes once main sleeps in the
+#   kernel's poll is a block "pipe: poll pipe:[INO]" woken by the child's main thread;
+# - pollthreads: thread poller's 20 ppolls of a pipe, each woken by main's write;
+# - polls: a poll of two pipes stays the block "network" (-pprof=net's), a poll of one pipe
+#   ended by its 20 ms timeout is "pipe: poll" that ended itself, a poll that finds a byte is
+#   no wait at all;
 # - data: a read that finds its data is no wait (no "pipe:" block; still a read syscall), nor
 #   is a read of an empty pipe made nonblocking (pipe2, fcntl: EAGAIN as untraced);
 # - a shell pipeline `xpipes produce 5 | xpipes consume`: the consumer (reading its inherited
@@ -26,7 +32,7 @@ prog=$(build_prog xpipes)
 G=$GT_BUILD/gotrace
 cd "$CASE_DIR"
 
-record_modes "$prog" pipe fifo sockets unix threads data
+record_modes "$prog" pipe fifo sockets unix threads data poll pollthreads polls
 
 # reasons TRACE PREFIX: the distinct block reasons of TRACE that start with PREFIX.
 reasons() { "$G" dump "$1" | sed -n 's/.* GoBlock reason="\('"$2"'[^"]*\)".*/\1/p' | sort -u; }
@@ -82,6 +88,31 @@ r=$(reasons threads.trace "pipe: ")
 assert_eq "$(echo "$r" | grep -c .)" 2 "two pipes waited on"
 ws=$(echo "$r" | while read -r x; do site_wakers threads.trace "$x"; done | sort)
 assert_eq "$ws" "$(printf '  woken by: %s (20)\n' main ponger | sort)" "each side's 20 waits woken by the other"
+
+# ---- poll ----
+kid=$(awk '$1 == "poll-writer" { print $2 }' poll.pids)
+r=$(reasons poll.trace "pipe: ")
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "main's poll, a block naming the pipe"
+assert_eq "$(site_wakers poll.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the poll woken by the writer"
+"$G" dump "poll.trace.d/$kid.trace" | grep -qF "key=\"gotrace.write\" value=\"${r#pipe: poll }\"" ||
+    fail "the writer's trace has no gotrace.write log naming ${r#pipe: poll }"
+assert_eq "$(reasons poll.trace network)" "" "no network wait in poll mode"
+
+# ---- pollthreads ----
+r=$(reasons pollthreads.trace "pipe: ")
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "the poller's ppolls"
+assert_eq "$(site_wakers pollthreads.trace "$r")" "  woken by: main (20)" "each ppoll woken by main's write"
+
+# ---- polls ----
+"$G" contention polls.trace >polls.cont
+# waits REASON: the waits of polls.trace's contention sites with exactly that reason, summed
+waits() { awk -v r="$1" 'index($0, "  " r "  waits=") { sub(/.*waits=/, ""); n += $1 } END { print n + 0 }' polls.cont; }
+assert_eq "$(waits network)" 1 "the poll of two pipes: the one network wait"
+r=$(reasons polls.trace "pipe: ")
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "the timed poll of one pipe"
+assert_eq "$(waits "$r")" 1 "one pipe poll wait (the poll that finds a byte is none)"
+assert_eq "$(site_wakers polls.trace "$r")" "  woken by: (ended itself: no waker recorded) (1)" \
+    "the timed-out poll ended itself"
 
 # ---- data ----
 assert_eq "$(reasons data.trace "pipe: " | grep -c .)" 0 "reads that find data or EAGAIN: no wait"
