@@ -109,6 +109,9 @@ int pipe_would_wait(int fd, int poll_first);
  * nonblocking), PIPE_DONE (the try's result is the call's), PIPE_CALL (make the real call: the
  * kernel refused the try, and nothing waits). */
 int pipe_try_failed(int fd, int saved);
+/* Whether a poll of fd for input that found nothing is fd's wait (PIPE_POLL): fd still the
+ * table's, and not a listening socket (a connection ends its poll, not a write). errno kept. */
+int pipe_poll_waits(int fd);
 /* A read of fd named what ("read", "recv"; "poll" for a poll of it) that will wait: the block
  * "pipe: WHAT OBJECT" (or "socket: ..."), queued for a writer thread and counted in the shared
  * page; 1 if traced. */
@@ -154,13 +157,14 @@ void pipe_before_write(int fd);
  * try (the same call with a zero timeout) is made first, and is the call when it finds the
  * descriptor ready (or fails); when it finds nothing, the real call is the block "pipe: poll
  * OBJECT" (or "socket: poll ...") a writer ends, as a read's (pipe_block). Any other readiness
- * wait, or a descriptor no longer the table's: the block "network" (SELF_WAIT_IF), as ever. */
+ * wait, a descriptor no longer the table's or a listening socket: the block "network"
+ * (SELF_WAIT_IF), as ever. */
 #define PIPE_POLL(may_wait, fd, try, call)                                                         \
     __extension__({                                                                                \
         int pf_ = (may_wait) ? (fd) : -1;                                                          \
         struct gt_thread *pp_ = pf_ >= 0 ? tr_current() : NULL;                                    \
         __typeof__(call) r_ = pp_ ? (try) : 0;                                                     \
-        if (pp_ && r_ == 0 && pipes_still(pf_)) {                                                  \
+        if (pp_ && r_ == 0 && pipe_poll_waits(pf_)) {                                              \
             struct pipe_wait pw_;                                                                  \
             int traced_ = pipe_block(pp_, pf_, "poll", &pw_);                                      \
             r_ = (call);                                                                           \

@@ -51,6 +51,17 @@ int pipe_would_wait(int fd, int poll_first)
     return wait;
 }
 
+int pipe_poll_waits(int fd)
+{
+    if (!pipes_still(fd)) return 0;
+    if (!(pipes_kind(fd) & PK_SOCK)) return 1;
+    int saved = errno, on = 0;
+    socklen_t len = sizeof on;
+    int listening = getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+    errno = saved;
+    return !listening;
+}
+
 int pipe_try_failed(int fd, int saved)
 {
     if (errno == EAGAIN) {

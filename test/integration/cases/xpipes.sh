@@ -16,9 +16,9 @@
 # - poll: main's poll (POLLIN, no timeout) of a pipe a child writes once main sleeps in the
 #   kernel's poll is a block "pipe: poll pipe:[INO]" woken by the child's main thread;
 # - pollthreads: thread poller's 20 ppolls of a pipe, each woken by main's write;
-# - polls: a poll of two pipes stays the block "network" (-pprof=net's), a poll of one pipe
-#   ended by its 20 ms timeout is "pipe: poll" that ended itself, a poll that finds a byte is
-#   no wait at all;
+# - polls: a poll of two pipes and one of a listening Unix socket stay the block "network"
+#   (-pprof=net's), a poll of one pipe ended by its 20 ms timeout is "pipe: poll" that ended
+#   itself, a poll that finds a byte is no wait at all;
 # - data: a read that finds its data is no wait (no "pipe:" block; still a read syscall), nor
 #   is a read of an empty pipe made nonblocking (pipe2, fcntl: EAGAIN as untraced);
 # - a shell pipeline `xpipes produce 5 | xpipes consume`: the consumer (reading its inherited
@@ -107,7 +107,7 @@ assert_eq "$(site_wakers pollthreads.trace "$r")" "  woken by: main (20)" "each 
 "$G" contention polls.trace >polls.cont
 # waits REASON: the waits of polls.trace's contention sites with exactly that reason, summed
 waits() { awk -v r="$1" 'index($0, "  " r "  waits=") { sub(/.*waits=/, ""); n += $1 } END { print n + 0 }' polls.cont; }
-assert_eq "$(waits network)" 1 "the poll of two pipes: the one network wait"
+assert_eq "$(waits network)" 2 "the polls of two pipes and of a listening socket: network"
 r=$(reasons polls.trace "pipe: ")
 assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "the timed poll of one pipe"
 assert_eq "$(waits "$r")" 1 "one pipe poll wait (the poll that finds a byte is none)"

@@ -16,7 +16,8 @@
  *   main writes a byte each time the poller sleeps in the kernel's poll.
  * - polls: polls that are not a pipe's wait a writer ends, or end at once: main polls two pipes
  *   (child "poll-writer" writes one once main sleeps), one pipe with a 20 ms timeout that nobody
- *   writes (returns 0), and one pipe that holds a byte (returns at once).
+ *   writes (returns 0), one pipe that holds a byte (returns at once), and a listening Unix
+ *   socket nobody connects to, with a 20 ms timeout (returns 0).
  * - data: main writes a byte into a pipe, then reads it (finds data: no wait); reads of an
  *   empty pipe made nonblocking (pipe2 O_NONBLOCK, fcntl F_SETFL) fail with EAGAIN (no wait).
  * - produce N: writes N lines to stdout (a pipe), each once the pipe's reader sleeps in read.
@@ -240,6 +241,14 @@ static void mode_polls(void)
     OK(write(s[1], "d", 1) == 1);
     f.fd = s[0];
     OK(poll(&f, 1, -1) == 1 && f.revents == POLLIN); /* finds the byte */
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "xpipes-polls-%d", (int)getpid());
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    OK(l >= 0 && bind(l, (struct sockaddr *)&a, len) == 0 && listen(l, 1) == 0);
+    struct pollfd lf = {.fd = l, .events = POLLIN, .revents = -1};
+    OK(poll(&lf, 1, 20) == 0 && lf.revents == 0); /* a connection would end it: network */
+    close(l);
 }
 
 /* ---- a shell pipeline ---- */
