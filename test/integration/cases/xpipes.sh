@@ -14,7 +14,8 @@
 # - threads: two threads' ping-pong over two pipes, 20 rounds: each side's 20 waits woken by
 #   the other thread (one process: the wake is the tracer's own, no merge);
 # - poll: main's poll (POLLIN, no timeout) of a pipe a child writes once main sleeps in the
-#   kernel's poll is a block "pipe: poll pipe:[INO]" woken by the child's main thread;
+#   kernel's poll is a block "pipe: poll pipe:[INO]" woken by the child's main thread; the
+#   same for a socketpair's end the child sends to ("socket: poll socket:[INO] unix");
 # - pollthreads: thread poller's 20 ppolls of a pipe, each woken by main's write;
 # - polls: a poll of two pipes and one of a listening Unix socket stay the block "network"
 #   (-pprof=net's), a poll of one pipe ended by its 20 ms timeout is "pipe: poll" that ended
@@ -96,6 +97,9 @@ assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "main's
 assert_eq "$(site_wakers poll.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the poll woken by the writer"
 "$G" dump "poll.trace.d/$kid.trace" | grep -qF "key=\"gotrace.write\" value=\"${r#pipe: poll }\"" ||
     fail "the writer's trace has no gotrace.write log naming ${r#pipe: poll }"
+r=$(reasons poll.trace "socket: ")
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "socket: poll socket:[N] unix" "main's poll of a socket"
+assert_eq "$(site_wakers poll.trace "$r")" "  woken by: xpipes[$kid] main (1)" "the socket's poll woken by the sender"
 assert_eq "$(reasons poll.trace network)" "" "no network wait in poll mode"
 
 # ---- pollthreads ----

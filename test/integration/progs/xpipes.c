@@ -11,7 +11,8 @@
  * - fifo: main reads a FIFO (made next to PIDFILE) that child "fifo-writer" opened and writes.
  * - threads: main and thread "ponger" pass a byte back and forth ROUNDS times over two pipes.
  * - poll: main polls a pipe (poll, POLLIN, no timeout) that child "poll-writer" writes once
- *   main sleeps in the kernel's poll, then reads it.
+ *   main sleeps in the kernel's poll, then reads it; then the same with a socketpair's end the
+ *   child sends to.
  * - pollthreads: thread "poller" polls a pipe (ppoll, no timeout) then reads it, ROUNDS times;
  *   main writes a byte each time the poller sleeps in the kernel's poll.
  * - polls: polls that are not a pipe's wait a writer ends, or end at once: main polls two pipes
@@ -187,14 +188,25 @@ static void write_polled(pid_t parent)
     OK(write(p[1], "w", 1) == 1);
 }
 
+static void write_both_polled(pid_t parent)
+{
+    write_polled(parent);
+    until_sleeping_in(parent, "poll_schedule"); /* (woken by the write, it sleeps again) */
+    OK(send(s[1], "s", 1, 0) == 1);
+}
+
 static void mode_poll(void)
 {
     char c = 0;
     OK(pipe(p) == 0);
     struct pollfd f = {.fd = p[0], .events = POLLIN};
-    pid_t pid = child("poll-writer", write_polled);
+    OK(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+    pid_t pid = child("poll-writer", write_both_polled);
     OK(poll(&f, 1, -1) == 1 && f.revents == POLLIN);
     OK(read(p[0], &c, 1) == 1 && c == 'w');
+    f.fd = s[0];
+    OK(poll(&f, 1, -1) == 1 && f.revents == POLLIN);
+    OK(recv(s[0], &c, 1, 0) == 1 && c == 's');
     reap(pid);
 }
 
