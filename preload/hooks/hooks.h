@@ -112,9 +112,9 @@ int pipe_try_failed(int fd, int saved);
 /* Whether a poll of fd for input that found nothing is fd's wait (PIPE_POLL): fd still the
  * table's, and not a listening socket (a connection ends its poll, not a write). errno kept. */
 int pipe_poll_waits(int fd);
-/* A read of fd named what ("read", "recv"; "poll" for a poll of it) that will wait: the block
- * "pipe: WHAT OBJECT" (or "socket: ..."), queued for a writer thread and counted in the shared
- * page; 1 if traced. */
+/* A read of fd named what ("read", "recv"; "poll", "select" for a wait of it) that will wait: the
+ * block "pipe: WHAT OBJECT" (or "socket: ..."), queued for a writer thread and counted in the
+ * shared page; 1 if traced. */
 int pipe_block(struct gt_thread *self, int fd, const char *what, struct pipe_wait *pw);
 /* After the real call: again, it failed with EAGAIN (fd was nonblocking after all). */
 void pipe_unblock(struct gt_thread *self, int fd, int again, struct pipe_wait *pw);
@@ -154,19 +154,20 @@ void pipe_before_write(int fd);
 
 /* A readiness wait (may_wait: its timeout is not zero) whose one descriptor, fd, is watched for
  * input and known to the table as a pipe's or FIFO's read end or a Unix socket (else fd is -1):
- * try (the same call with a zero timeout) is made first, and is the call when it finds the
- * descriptor ready (or fails); when it finds nothing, the real call is the block "pipe: poll
- * OBJECT" (or "socket: poll ...") a writer ends, as a read's (pipe_block). Any other readiness
+ * try (the same call with a zero timeout, leaving the call's arguments as they were when it
+ * finds nothing) is made first, and is the call when it finds the descriptor ready (or fails);
+ * when it finds nothing, the real call is the block "pipe: WHAT OBJECT" ("poll", "select"; or
+ * "socket: ...") a writer ends, as a read's (pipe_block). Any other readiness
  * wait, a descriptor no longer the table's or a listening socket: the block "network"
  * (SELF_WAIT_IF), as ever. */
-#define PIPE_POLL(may_wait, fd, try, call)                                                         \
+#define PIPE_POLL(may_wait, fd, what, try, call)                                                   \
     __extension__({                                                                                \
         int pf_ = (may_wait) ? (fd) : -1;                                                          \
         struct gt_thread *pp_ = pf_ >= 0 ? tr_current() : NULL;                                    \
         __typeof__(call) r_ = pp_ ? (try) : 0;                                                     \
         if (pp_ && r_ == 0 && pipe_poll_waits(pf_)) {                                              \
             struct pipe_wait pw_;                                                                  \
-            int traced_ = pipe_block(pp_, pf_, "poll", &pw_);                                      \
+            int traced_ = pipe_block(pp_, pf_, (what), &pw_);                                      \
             r_ = (call);                                                                           \
             if (traced_) pipe_unblock(pp_, pf_, 0, &pw_);                                          \
         } else if (!pp_ || r_ == 0) {                                                              \

@@ -16,10 +16,12 @@
 # - poll: main's poll (POLLIN, no timeout) of a pipe a child writes once main sleeps in the
 #   kernel's poll is a block "pipe: poll pipe:[INO]" woken by the child's main thread; the
 #   same for a socketpair's end the child sends to ("socket: poll socket:[INO] unix");
-# - pollthreads: thread poller's 20 ppolls of a pipe, each woken by main's write;
-# - polls: a poll of two pipes and one of a listening Unix socket stay the block "network"
-#   (-pprof=net's), a poll of one pipe ended by its 20 ms timeout is "pipe: poll" that ended
-#   itself, a poll that finds a byte is no wait at all;
+# - pollthreads: thread poller's 10 ppolls and 10 selects of a pipe ("pipe: select pipe:[INO]"),
+#   each woken by main's write;
+# - polls: a poll of two pipes, one of a listening Unix socket and a select of two pipes stay
+#   the block "network" (-pprof=net's), a poll and a select of one pipe ended by their 20 ms
+#   timeout are "pipe: poll" and "pipe: select" that ended themselves, a poll that finds a
+#   byte is no wait at all;
 # - data: a read that finds its data is no wait (no "pipe:" block; still a read syscall), nor
 #   is a read of an empty pipe made nonblocking (pipe2, fcntl: EAGAIN as untraced);
 # - a shell pipeline `xpipes produce 5 | xpipes consume`: the consumer (reading its inherited
@@ -104,19 +106,24 @@ assert_eq "$(reasons poll.trace network)" "" "no network wait in poll mode"
 
 # ---- pollthreads ----
 r=$(reasons pollthreads.trace "pipe: ")
-assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "the poller's ppolls"
-assert_eq "$(site_wakers pollthreads.trace "$r")" "  woken by: main (20)" "each ppoll woken by main's write"
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g' | tr '\n' ' ')" "pipe: poll pipe:[N] pipe: select pipe:[N] " \
+    "the poller's ppolls and selects"
+ws=$(echo "$r" | while read -r x; do site_wakers pollthreads.trace "$x"; done)
+assert_eq "$ws" "$(printf '  woken by: main (10)\n  woken by: main (10)')" "each woken by main's write"
 
 # ---- polls ----
 "$G" contention polls.trace >polls.cont
 # waits REASON: the waits of polls.trace's contention sites with exactly that reason, summed
 waits() { awk -v r="$1" 'index($0, "  " r "  waits=") { sub(/.*waits=/, ""); n += $1 } END { print n + 0 }' polls.cont; }
-assert_eq "$(waits network)" 2 "the polls of two pipes and of a listening socket: network"
+assert_eq "$(waits network)" 3 "the polls of two pipes and of a listening socket, the select of two pipes"
 r=$(reasons polls.trace "pipe: ")
-assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g')" "pipe: poll pipe:[N]" "the timed poll of one pipe"
-assert_eq "$(waits "$r")" 1 "one pipe poll wait (the poll that finds a byte is none)"
-assert_eq "$(site_wakers polls.trace "$r")" "  woken by: (ended itself: no waker recorded) (1)" \
-    "the timed-out poll ended itself"
+assert_eq "$(echo "$r" | sed 's/[0-9][0-9]*/N/g' | tr '\n' ' ')" "pipe: poll pipe:[N] pipe: select pipe:[N] " \
+    "the timed poll and select of one pipe"
+rp=$(echo "$r" | grep "pipe: poll")
+assert_eq "$(waits "$rp")" 1 "one pipe poll wait (the poll that finds a byte is none)"
+ws=$(echo "$r" | while read -r x; do site_wakers polls.trace "$x"; done)
+assert_eq "$ws" "$(printf '  woken by: (ended itself: no waker recorded) (1)\n%.0s' 1 2)" \
+    "the timed-out poll and select ended themselves"
 
 # ---- data ----
 assert_eq "$(reasons data.trace "pipe: " | grep -c .)" 0 "reads that find data or EAGAIN: no wait"

@@ -13,12 +13,13 @@
  * - poll: main polls a pipe (poll, POLLIN, no timeout) that child "poll-writer" writes once
  *   main sleeps in the kernel's poll, then reads it; then the same with a socketpair's end the
  *   child sends to.
- * - pollthreads: thread "poller" polls a pipe (ppoll, no timeout) then reads it, ROUNDS times;
- *   main writes a byte each time the poller sleeps in the kernel's poll.
+ * - pollthreads: thread "poller" waits for a pipe (ppoll and select in turn, no timeout) then
+ *   reads it, ROUNDS times; main writes a byte each time the poller sleeps in the kernel's poll.
  * - polls: polls that are not a pipe's wait a writer ends, or end at once: main polls two pipes
  *   (child "poll-writer" writes one once main sleeps), one pipe with a 20 ms timeout that nobody
- *   writes (returns 0), one pipe that holds a byte (returns at once), and a listening Unix
- *   socket nobody connects to, with a 20 ms timeout (returns 0).
+ *   writes (returns 0), one pipe that holds a byte (returns at once), a listening Unix socket
+ *   nobody connects to, with a 20 ms timeout (returns 0); then selects: of the empty pipe with
+ *   a 20 ms timeout (returns 0, the set and the time left zeroed), of two pipes (one ready).
  * - data: main writes a byte into a pipe, then reads it (finds data: no wait); reads of an
  *   empty pipe made nonblocking (pipe2 O_NONBLOCK, fcntl F_SETFL) fail with EAGAIN (no wait).
  * - produce N: writes N lines to stdout (a pipe), each once the pipe's reader sleeps in read.
@@ -33,6 +34,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -219,7 +221,14 @@ static void *poller(void *arg)
     atomic_store(&poller_tid, (int)syscall(SYS_gettid));
     for (int i = 0; i < ROUNDS; i++) {
         f.revents = 0;
-        OK(ppoll(&f, 1, NULL, NULL) == 1 && f.revents == (POLLIN | POLLRDNORM));
+        fd_set r;
+        FD_ZERO(&r);
+        FD_SET(p[0], &r);
+        struct timeval tv = {60, 0};
+        if (i % 2 == 0)
+            OK(ppoll(&f, 1, NULL, NULL) == 1 && f.revents == (POLLIN | POLLRDNORM));
+        else
+            OK(select(p[0] + 1, &r, NULL, NULL, &tv) == 1 && FD_ISSET(p[0], &r));
         OK(read(p[0], &c, 1) == 1 && c == 't');
     }
     return arg;
@@ -261,6 +270,17 @@ static void mode_polls(void)
     struct pollfd lf = {.fd = l, .events = POLLIN, .revents = -1};
     OK(poll(&lf, 1, 20) == 0 && lf.revents == 0); /* a connection would end it: network */
     close(l);
+    fd_set r;
+    FD_ZERO(&r);
+    FD_SET(p[0], &r);
+    struct timeval tv = {0, 20000};
+    OK(select(p[0] + 1, &r, NULL, NULL, &tv) == 0 && !FD_ISSET(p[0], &r));
+    OK(tv.tv_sec == 0 && tv.tv_usec == 0); /* Linux's time left */
+    FD_SET(p[0], &r);
+    FD_SET(s[0], &r);
+    tv.tv_usec = 20000;
+    OK(select((p[0] > s[0] ? p[0] : s[0]) + 1, &r, NULL, NULL, &tv) == 1 && FD_ISSET(s[0], &r) &&
+       !FD_ISSET(p[0], &r)); /* finds s's byte, still unread: network */
 }
 
 /* ---- a shell pipeline ---- */
