@@ -314,6 +314,7 @@ void tr_init(void)
     cpuprof_init(cfg.cpu_hz);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     pipes_share(cfg.waits); /* (a forked child keeps the mapping and the table) */
+    pipes_enable(cfg.pipes);
     pipes_scan();
     gt_debug("tracing to %s (period %u ms, stacks %s, clock %s)", path, cfg.period_ms,
              cfg.stacks ? "on" : "off", clock_name());

@@ -25,6 +25,7 @@ void config_defaults(struct gt_config *c)
     memcpy(c->out_pattern, DEFAULT_OUT, sizeof DEFAULT_OUT);
     c->symcache[0] = '\0';
     c->waits[0] = '\0';
+    c->pipes = -1; /* decided by GOTRACE_WAITS */
     c->period_ms = 1000;
     c->stacks = 1;
     c->stack_depth = 32;
@@ -202,6 +203,8 @@ void config_parse(struct gt_config *c, config_getenv_fn getenv_fn, config_warn_f
         c->waits[0] = 0;
         warn_bad(warn, "GOTRACE_WAITS", w, "is too long", "nothing shared");
     }
+    parse_bool(getenv_fn, warn, "GOTRACE_PIPES", &c->pipes);
+    if (c->pipes < 0) c->pipes = c->waits[0] != 0;
     parse_range(getenv_fn, warn, "GOTRACE_PERIOD_MS", 10, 3600000, &c->period_ms);
     parse_bool(getenv_fn, warn, "GOTRACE_STACKS", &c->stacks);
     parse_range(getenv_fn, warn, "GOTRACE_STACK_DEPTH", 1, 128, &c->stack_depth);

@@ -44,6 +44,8 @@ struct gt_config {
     char waits[GT_PATH_MAX];       /* GOTRACE_WAITS: the file whose first page the processes of a
                                       recorded tree share (util/pipes.h), set by `gotrace
                                       record`; default "" (nothing shared) */
+    int pipes; /* GOTRACE_PIPES: pipe and socket reads that wait as blocks (util/pipes.h); default
+                  on with GOTRACE_WAITS (under record), else off */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

@@ -82,8 +82,17 @@ static unsigned classify(int fd, int acc, uint64_t *key, uint64_t *a)
     return k;
 }
 
+/* Whether the table learns (pipes_enable). */
+static int learning;
+
+void pipes_enable(int on)
+{
+    learning = on;
+}
+
 void pipes_note(int fd, unsigned kind)
 {
+    if (!learning) return;
     uint64_t key, a;
     unsigned k = classify(fd,
                           kind == PK_WRITE  ? O_WRONLY
@@ -98,6 +107,7 @@ void pipes_note(int fd, unsigned kind)
 
 void pipes_opened(int fd, int flags)
 {
+    if (!learning) return;
     uint64_t key, a;
     unsigned k = flags & (O_DIRECTORY | O_PATH) ? 0 : classify(fd, flags & O_ACCMODE, &key, &a);
     if (k & PK_FIFO)
@@ -108,6 +118,7 @@ void pipes_opened(int fd, int flags)
 
 void pipes_note_pair(int a, int b, int nonblock)
 {
+    if (!learning) return;
     uint64_t ka, kb, x;
     unsigned k = PK_SOCK | PK_READ | PK_WRITE;
     if (classify(a, O_RDWR, &ka, &x) != k || classify(b, O_RDWR, &kb, &x) != k) return;
@@ -162,6 +173,7 @@ static void scan_one(int fd)
 
 void pipes_scan(void)
 {
+    if (!learning) return;
     int dir = (int)REAL(syscall)(SYS_openat, AT_FDCWD, "/proc/self/fd",
                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) return;

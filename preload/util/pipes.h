@@ -50,6 +50,11 @@ static inline uint64_t pipes_key(int fd)
     return atomic_load_explicit(&pipes_fds[fd], memory_order_relaxed) >> PK_SHIFT;
 }
 
+/* Turns learning on (GOTRACE_PIPES; at the tracer's start, before pipes_scan): off, the table
+ * stays empty, so every read and write is what it was without it (a system call) and opens
+ * cost no fstat. */
+void pipes_enable(int on);
+
 /* Learning: fd was just made by a call of that kind (pipe ends: PK_READ or PK_WRITE; a socket
  * made by socket or accept: PK_SOCK, noted only if it is AF_UNIX; | PK_NONBLOCK if made so);
  * one fstat (and for a socket one getsockopt); anything else is forgotten. pipes_opened: fd

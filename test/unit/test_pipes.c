@@ -17,6 +17,7 @@
 static void start(void)
 {
     real_init();
+    pipes_enable(1); /* GOTRACE_PIPES=1 */
 }
 
 /* The inode in fd's /proc link ("pipe:[123]" -> 123). */

@@ -42,7 +42,7 @@ hung sem_pair "$prog" sem_pair
 hung lost_wakeup "$prog" lost_wakeup
 hung exit_holding "$prog" exit_holding
 hung sleepy_killed "$prog" sleepy 4
-trace_run read_holder -- "$prog" read_holder
+trace_run read_holder GOTRACE_PIPES=1 -- "$prog" read_holder
 expect_status "hangs read_holder" 0
 trace_run sleepy -- "$prog" sleepy
 expect_status "hangs sleepy" 0

@@ -32,7 +32,7 @@ for mode in child signals shared pipes; do
     expect_status "proc_waits $mode untraced" 0
     assert_eq "$(cat "$RUN_OUT")" ok "untraced $mode output"
     mkdir -p "$CASE_DIR/$mode"
-    trace_run "$mode" GOTRACE_OUT="$CASE_DIR/$mode/t.%p.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids"
+    trace_run "$mode" GOTRACE_PIPES=1 GOTRACE_OUT="$CASE_DIR/$mode/t.%p.trace" -- "$prog" "$mode" "$CASE_DIR/$mode.pids"
     expect_status "proc_waits $mode traced" 0
     assert_eq "$(cat "$RUN_OUT")" ok "traced $mode output"
     for f in "$CASE_DIR/$mode"/t.*.trace; do validate "$f"; done

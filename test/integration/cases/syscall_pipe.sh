@@ -3,11 +3,12 @@
 # is a syscall of main with stack read|read_all|main (16: 15 bytes + end of file), every write
 # one of the writer with stack write|writer (15), then its close; all syscalls end; main's
 # reads that waited are blocks on the pipe ("pipe: read pipe:[N]"), each woken by the writer
-# but the one the close ended (docs/blocking.md "Pipes and sockets").
+# but the one the close ended (docs/blocking.md "Pipes and sockets"), with GOTRACE_PIPES=1; without
+# it, every read a system call, no pipe wait.
 source "$GT_ROOT/test/integration/lib_profiles.sh"
 
 prog=$(build_prog sync_pipe)
-trace_run run -- "$prog"
+trace_run run GOTRACE_PIPES=1 -- "$prog"
 expect_status sync_pipe 0
 assert_eq "$(cat "$RUN_OUT")" "reads 16 writes 15" "program output"
 validate "$RUN_TRACE"
@@ -25,3 +26,13 @@ w=$("$GT_BUILD/gotrace" contention "$tr" | awk '/^#/ { on = index($0, "  pipe: r
                                                   on && /woken by:/ { print; exit }')
 echo "$w" | grep -Eq '^  woken by: writer \([0-9]+\)(, \(ended itself: no waker recorded\) \(1\))?$' ||
     fail "main's waits on the pipe: $w"
+
+# Without GOTRACE_PIPES (and outside gotrace record) the tracer does not learn pipes: every
+# read is the system call it was, and no wait names the pipe (docs/blocking.md).
+trace_run plain -- "$prog"
+expect_status "sync_pipe, pipes off" 0
+validate "$RUN_TRACE"
+assert_eq "$(gt_trans "$RUN_TRACE" | awk -F'\t' '$1 == 1 && $3 == "Syscall" && $6 ~ /^read\|/' | grep -c . || true)" 16 \
+    "main's reads, all system calls, with pipes off"
+assert_eq "$("$GT_BUILD/gotrace" dump "$RUN_TRACE" | grep -c 'GoBlock reason="pipe:' || true)" 0 \
+    "pipe waits with pipes off"

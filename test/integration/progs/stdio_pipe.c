@@ -9,9 +9,12 @@
  *                        fputc, putc, fflush after a setvbuf buffer), more than the pipe holds;
  *                        main reads it with read(2) only once the filler sleeps in the pipe's
  *                        write, GAP_MS later: the filler waits at least GAP_MS.
+ *   stdio_pipe produce  writes LINES lines to stdout with fputs and fflush, each once the
+ *                        process reading its stdout pipe (as its stdin) sleeps in its read.
  * Prints "FN lines N" or "FN bytes N". Built with _FORTIFY_SOURCE: fgets and fread with a known
  * buffer size are glibc's __fgets_chk and __fread_chk. */
 /* itest-cflags: -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 */
+#include <dirent.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -150,8 +153,43 @@ static int writer(void)
     return 0;
 }
 
+/* The pid of another process that holds this process's stdout (a pipe) open for reading, 0. */
+static int stdout_reader(void)
+{
+    char mine[64], path[300], link[64];
+    ssize_t n = readlink("/proc/self/fd/1", mine, sizeof mine - 1);
+    if (n <= 0) return 0;
+    mine[n] = 0;
+    DIR *d = opendir("/proc");
+    int found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        int pid = atoi(e->d_name);
+        if (pid <= 0 || pid == getpid()) continue;
+        snprintf(path, sizeof path, "/proc/%d/fd/0", pid); /* a filter reads its stdin */
+        ssize_t k = readlink(path, link, sizeof link - 1);
+        if (k == n && !memcmp(link, mine, (size_t)n)) found = pid;
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+/* produce: LINES lines to stdout (a pipe) with fputs and fflush, each once the process reading
+ * it (its stdin) sleeps in the pipe's read. */
+static int producer(void)
+{
+    int r = 0;
+    while (!(r = stdout_reader()))
+        sched_yield();
+    for (int i = 0; i < LINES; i++) {
+        until_sleeping_in(r, "pipe_read");
+        if (fputs("line\n", stdout) < 0 || fflush(stdout) != 0) return 99;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "produce")) return producer();
     if (argc != 3 || pipe(fds) != 0) return 2;
     fn = argv[2];
     return !strcmp(argv[1], "read") ? reader() : writer();
