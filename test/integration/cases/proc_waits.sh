@@ -94,7 +94,7 @@ kid=$(awk '$1 == "writer" { print $2 }' "$CASE_DIR/pipes.pids")
 main=$(ls "$CASE_DIR"/pipes/t.*.trace | grep -v "t.$kid.trace")
 fds=$(reasons "$main" | grep -E '^(pipe|socket): ')
 assert_eq "$(echo "$fds" | sed 's/[0-9][0-9]*/N/g' | tr '\n' ' ')" "pipe: read pipe:[N] socket: recv socket:[N] unix " "main's waits on the pipe and the socket"
-pipe=$(echo "$fds" | head -1)
+pipe=$(sed -n 1p <<<"$fds") # (not `echo | head`: echo may meet the closed pipe, SIGPIPE)
 "$G" summary "$main" | grep -qF "blocked on $pipe " || fail "summary: no 'blocked on $pipe'"
 assert_eq "$("$G" dump "$CASE_DIR/pipes/t.$kid.trace" | grep -c gotrace.write)" 0 "the child's write logs, not recorded"
 
