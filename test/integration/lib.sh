@@ -155,6 +155,20 @@ build_prog() {
     printf '%s\n' "$out"
 }
 
+# omp_build CC SRC BIN: SRC built with CC -fopenmp into BIN; else 1, the part skipped and said
+# (CC missing or failing, or clang under TSan: libomp races under its runtime alone, untraced).
+omp_build() {
+    if [ "$1" = clang ] && [ "$GT_SANITIZER" = tsan ]; then
+        skip_part "clang: libomp races under the TSan runtime alone, untraced"
+        return 1
+    fi
+    if ! command -v "$1" >/dev/null ||
+        ! "$1" -O1 -g -fopenmp -I"$GT_PROGS" -o "$3" "$2" 2>>"$CASE_DIR/build.log"; then
+        skip_part "$1 -fopenmp: not built"
+        return 1
+    fi
+}
+
 # gt_split_env ARGS...: sets GT_ENV (VAR=VAL words before "--") and GT_CMD (the rest).
 gt_split_env() {
     GT_ENV=()

@@ -67,3 +67,13 @@ enders() {
     locks_of "$1" | awk -v name="$2" "$enders_awk"'
         print who }'
 }
+
+# waits_blamed FILE OBJ N MS HOLDER WHAT: OBJ (`locks --holders` of FILE) has N waits of at least
+# MS ms in all, at least 95 % of that time blamed on HOLDER (WHAT names OBJ in the messages).
+waits_blamed() {
+    local total
+    assert_eq "$(lock_field "$1" "$2" waits)" "$3" "$6's waits"
+    total=$(dur_ms "$(lock_field "$1" "$2" total)")
+    assert_ge "$total" "$4" "$6's total wait (ms)"
+    assert_ge "$(holder_ms "$1" "$2" "$5")" $((total * 95 / 100)) "$6's wait blamed on $5 (ms)"
+}

@@ -15,15 +15,7 @@ src=$GT_PROGS/omp_waits.c
 ran=0
 for cc in gcc clang; do
     bin=$CASE_DIR/omp_waits-$cc
-    if [ "$cc" = clang ] && [ "$GT_SANITIZER" = tsan ]; then
-        skip_part "clang: libomp races under the TSan runtime alone, untraced"
-        continue
-    fi
-    if ! command -v "$cc" >/dev/null ||
-        ! "$cc" -O1 -g -fopenmp -I"$GT_PROGS" -o "$bin" "$src" 2>>"$CASE_DIR/build.log"; then
-        skip_part "$cc -fopenmp: not built"
-        continue
-    fi
+    omp_build "$cc" "$src" "$bin" || continue
     ran=$((ran + 1))
     plain_run "plain-$cc" -- "$bin"
     want=$(cat "$RUN_OUT")

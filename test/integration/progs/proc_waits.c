@@ -28,19 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A child running fn, noted in the pid file as kind. */
+/* A child running fn, noted in the pid file as kind (it ends with _exit). */
 static pid_t child(const char *kind, void (*fn)(pid_t parent))
 {
-    pid_t parent = getpid();
-    fflush(pids);
-    pid_t pid = fork();
-    if (pid == 0) {
-        fn(parent);
-        _exit(0);
-    }
-    fprintf(pids, "%s %d\n", kind, (int)pid);
-    fflush(pids);
-    return pid;
+    return fork_child(kind, fn, NULL, 0);
 }
 
 /* ---- child: waitpid on a child doing CPU work ---- */

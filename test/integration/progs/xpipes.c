@@ -58,17 +58,7 @@ static void start_trace(void)
 /* A child running fn then exiting (exit: its trace is written), noted in the pid file. */
 static pid_t child(const char *kind, void (*fn)(pid_t parent))
 {
-    pid_t parent = getpid();
-    fflush(pids);
-    pid_t pid = fork();
-    if (pid == 0) {
-        start_trace();
-        fn(parent);
-        exit(ok ? 0 : 1);
-    }
-    fprintf(pids, "%s %d\n", kind, (int)pid);
-    fflush(pids);
-    return pid;
+    return fork_child(kind, fn, start_trace, 1);
 }
 
 static int p[2], s[2];

@@ -171,16 +171,7 @@ static void hold_rwlock(pid_t parent)
  * written), noted in the pid file as kind. */
 static pid_t child(const char *kind, void (*fn)(pid_t parent))
 {
-    pid_t parent = getpid();
-    fflush(pids);
-    pid_t pid = fork();
-    if (pid == 0) {
-        fn(parent);
-        exit(ok ? 0 : 1);
-    }
-    fprintf(pids, "%s %d\n", kind, (int)pid);
-    fflush(pids);
-    return pid;
+    return fork_child(kind, fn, NULL, 1);
 }
 
 /* sh in a new shared mapping: anonymous, or (shm) a POSIX shared memory file unlinked once
