@@ -10,8 +10,8 @@
  * status is the program's (128+signal if killed, 127 if it could not be started), as a shell
  * reports it, so `gotrace record -- make test` can stand in for `make test` in a script; a
  * process killed by a signal has its trace recovered (cmd_recover.c) first. record's own
- * messages go to stderr, so the program's stdout is only the program's (a recovery prints its
- * one line to stdout, as `gotrace recover` does). record's own failures (no tracer found, fork
+ * messages go to stderr, a recovery's line too, so the program's stdout is only the program's.
+ * record's own failures (no tracer found, fork
  * failed) are status 1. */
 #include "cli.h"
 #include "cmds.h"
@@ -278,8 +278,9 @@ static size_t recover_killed(const char *dir, char *one, size_t n)
         snprintf(one, n, "%s", p);
         if (!gd_live_find(p, 1, live, sizeof live)) continue;
         fprintf(stderr, "gotrace: record: %s: its process was killed; recovering its trace\n", p);
-        fflush(stdout);
-        gd_recover_file(p, 0); /* its messages are its own; the status stays the program's */
+        /* its line to stderr, as record's own (stdout is the program's); the status stays the
+         * program's */
+        gd_recover_file(p, 0, stderr);
     }
     closedir(d);
     return count;

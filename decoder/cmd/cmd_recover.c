@@ -597,7 +597,7 @@ static int rebuild(struct rec *r, const char *file, const uint8_t *old, size_t o
 
 /* Recovers path from the live file at live; the exit status. The live file is removed only
  * when nothing in it is still needed: after FILE was replaced, or when it holds nothing. */
-static int recover(const char *path, const char *live, int keep)
+static int recover(const char *path, const char *live, int keep, FILE *out)
 {
     struct rec r = {0};
     char why[200];
@@ -617,7 +617,7 @@ static int recover(const char *path, const char *live, int keep)
     }
     if (r.l.h->state != GT_LIVE_RUNNING) { /* it ended cleanly: a stale file */
         if (!keep) unlink(live);
-        printf("%s: complete: nothing to recover\n", path);
+        fprintf(out, "%s: complete: nothing to recover\n", path);
         gd_live_close(&r.l);
         return GD_EXIT_OK;
     }
@@ -631,8 +631,8 @@ static int recover(const char *path, const char *live, int keep)
     if (!r.l.h->out_gens &&
         gt_live_traced_nothing(r.l.h->mless[0], r.l.h->mless[1], r.l.h->registry)) {
         if (!keep) unlink(live);
-        printf("%s: process %lld traced nothing before it died: nothing to recover\n", path,
-               (long long)r.l.h->pid);
+        fprintf(out, "%s: process %lld traced nothing before it died: nothing to recover\n", path,
+                (long long)r.l.h->pid);
         gd_live_close(&r.l);
         return GD_EXIT_OK;
     }
@@ -650,11 +650,12 @@ static int recover(const char *path, const char *live, int keep)
         fprintf(stderr, "gotrace: %s: cannot write it: %s\n", path, strerror(errno));
         rc = GD_EXIT_IO;
     } else if (rc == 0) {
-        printf("%s: recovered %d generation(s) of process %lld from %s: %zu bytes of events "
-               "(%zu dropped: being written when it died); %llu events in all\n",
-               path, r.ngens, (long long)r.l.h->pid, live,
-               r.out.len - (oldlen < GO_TRACE_HEADER_LEN ? GO_TRACE_HEADER_LEN : oldlen), r.dropped,
-               (unsigned long long)nevents);
+        fprintf(out,
+                "%s: recovered %d generation(s) of process %lld from %s: %zu bytes of events "
+                "(%zu dropped: being written when it died); %llu events in all\n",
+                path, r.ngens, (long long)r.l.h->pid, live,
+                r.out.len - (oldlen < GO_TRACE_HEADER_LEN ? GO_TRACE_HEADER_LEN : oldlen),
+                r.dropped, (unsigned long long)nevents);
         if (!keep) unlink(live);
     } else {
         rc = GD_EXIT_BAD_TRACE;
@@ -667,10 +668,10 @@ static int recover(const char *path, const char *live, int keep)
 /* Without a live file, FILE is decoded to say which case it is: complete (nothing to do), or
  * damaged with nothing to recover it from. The search is not dead_only: a running process's
  * file is found, and refused with a message that says why. */
-int gd_recover_file(const char *path, int keep)
+int gd_recover_file(const char *path, int keep, FILE *out)
 {
     char live[512];
-    if (gd_live_find(path, 0, live, sizeof live)) return recover(path, live, keep);
+    if (gd_live_find(path, 0, live, sizeof live)) return recover(path, live, keep, out);
     struct gd_dec d;
     if (gd_dec_open(&d, path, GD_DEFAULT_MAX_GEN_MEM) != 0) {
         gd_err_print(&d.err, path, stderr);
@@ -688,7 +689,7 @@ int gd_recover_file(const char *path, int keep)
                 path, GT_LIVE_DIR);
         rc = GD_EXIT_BAD_TRACE;
     } else {
-        printf("%s: complete: nothing to recover\n", path);
+        fprintf(out, "%s: complete: nothing to recover\n", path);
     }
     gd_dec_close(&d);
     return rc;
@@ -729,7 +730,7 @@ static int settle_one(struct gd_live *l, const char *live, const char *trace, in
     if (!why && !same && (!slash || stat(dir[0] ? dir : "/", &ds) != 0 || !S_ISDIR(ds.st_mode)))
         why = "its trace's directory is gone";
     gd_live_close(l);
-    if (!why) return recover(trace, live, keep);
+    if (!why) return recover(trace, live, keep, stdout);
     if (!keep && unlink(live) != 0) {
         fprintf(stderr, "gotrace: %s: cannot remove it: %s\n", live, strerror(errno));
         return GD_EXIT_IO;
@@ -805,5 +806,5 @@ int gd_cmd_recover(int argc, char **argv)
         fputs(usage, stderr);
         return GD_EXIT_USAGE;
     }
-    return gd_recover_file(file, keep);
+    return gd_recover_file(file, keep, stdout);
 }

@@ -8,6 +8,7 @@
 #define GOTRACE_DECODER_CMDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* `check FILE`: the verdict line; 1 with the located error for a bad trace. */
 int gd_cmd_check(int argc, char **argv);
@@ -41,7 +42,8 @@ int gd_cmd_recover(int argc, char **argv);
  * for a program killed by a signal: 0 recovered or nothing to do (the trace is complete, or its
  * process traced nothing), 1 the process still runs, the result would not validate (FILE is
  * then unchanged) or FILE is damaged and has no live file left, 3 FILE or the live file cannot
- * be read, or FILE cannot be written. */
-int gd_recover_file(const char *path, int keep);
+ * be read, or FILE cannot be written. Its report line goes to out (record: stderr, the
+ * program's stdout being the program's); errors to stderr. */
+int gd_recover_file(const char *path, int keep, FILE *out);
 
 #endif

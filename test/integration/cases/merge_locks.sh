@@ -169,7 +169,9 @@ done
 pkill -KILL -f "^$fe wait $CASE_DIR/k.counts" || fail "no fatal_end to kill"
 wait "$rpid" || rc=$?
 assert_eq "$rc" 0 "record's status (the shell's)"
-assert_contains k.out "recovered" "record's recover"
+assert_contains k.err "recovered" "record's recover"
+# record's stdout is the program's alone (it printed nothing): the recovery's line goes to stderr
+assert_eq "$(cat k.out)" "" "record's stdout with a process recovered"
 validate k.trace
 "$G" summary k.trace >k.sum
 assert_eq "$(grep -cE '^fatal_end\[[0-9]+\] ' k.sum)" 3 "fatal_end's threads named by its program"

@@ -104,7 +104,8 @@ wait_count "$CASE_DIR/rec.counts" 20 "$rpid"
 pkill -KILL -f "^$prog wait $CASE_DIR/rec.counts" || true
 wait "$rpid" || rc=$?
 assert_eq "$rc" 137 "gotrace record's status for a program killed by SIGKILL"
-grep -q "recovered" "$CASE_DIR/rec.out" || fail "record did not recover: $(head -c 300 "$CASE_DIR/rec.err")"
+grep -q "recovered" "$CASE_DIR/rec.err" || fail "record did not recover: $(head -c 300 "$CASE_DIR/rec.err")"
+assert_eq "$(cat "$CASE_DIR/rec.out")" "" "record's stdout (the program's, which printed nothing)"
 validate "$CASE_DIR/rec.trace"
 assert_ge "$(($(kept "$CASE_DIR/rec.trace") * 1000))" "$(($(counted "$CASE_DIR/rec.counts") * 999))" "sleeps in record's recovered trace"
 
